@@ -1,0 +1,77 @@
+import { chmod, cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { mongoUri, pingMongo } from './mongo-ping.ts';
+import { LOOPBACK } from './ports.ts';
+import { provisionOnce } from './provision-cache.ts';
+import { runLogged } from './run-logged.ts';
+import { startServerProcess } from './server-process.ts';
+import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
+import { waitUntilReady } from './wait-until-ready.ts';
+
+export const FERRETDB_VERSION = 'v1.24.2';
+export const FERRETDB_CACHE_NAME = `ferretdb-${FERRETDB_VERSION}`;
+const MODULE = 'github.com/FerretDB/FerretDB';
+
+/**
+ * Builds FerretDB once per machine. `go install module@version` does not work for it: the module
+ * zip lacks build/version/version.txt, without which the binary panics (DESIGN.md §6).
+ */
+export async function provisionFerretDb(cache: string, logFile: string): Promise<string> {
+  const home = await provisionOnce(cache, FERRETDB_CACHE_NAME, async (dir) => {
+    const download = await runLogged(
+      'go',
+      ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`],
+      {
+        cwd: dir,
+        logFile,
+      },
+    );
+    const moduleDir = (JSON.parse(download) as { Dir: string }).Dir;
+    const source = join(dir, 'src');
+    await cp(moduleDir, source, { recursive: true });
+    await makeWritable(source);
+    await writeFile(join(source, 'build', 'version', 'version.txt'), FERRETDB_VERSION);
+    await runLogged('go', ['build', '-trimpath', '-o', join(dir, 'ferretdb'), './cmd/ferretdb'], {
+      cwd: source,
+      logFile,
+    });
+    await rm(source, { recursive: true, force: true });
+  });
+  return join(home, 'ferretdb');
+}
+
+export async function startFerretDb(
+  binary: string,
+  options: MongoServerOptions,
+): Promise<MongoServer> {
+  await mkdir(options.dir, { recursive: true });
+  const server = startServerProcess({
+    name: `FerretDB ${FERRETDB_VERSION}`,
+    command: binary,
+    args: [
+      '--handler=sqlite',
+      `--sqlite-url=file:${options.dir}/`,
+      `--listen-addr=${LOOPBACK}:${options.port}`,
+      '--repl-set-name=rs0',
+      '--telemetry=disable',
+      '--debug-addr=-',
+      `--state-dir=${options.dir}`,
+      '--log-level=warn',
+    ],
+    env: { ...process.env, DO_NOT_TRACK: '1' },
+    logFile: options.logFile,
+  });
+  const uri = mongoUri(LOOPBACK, options.port);
+  await waitUntilReady(server, () => pingMongo(uri), 30_000);
+  return { uri, process: server, stop: () => server.stop() };
+}
+
+/** The Go module cache is read-only; the copy needs a version file written into it. */
+async function makeWritable(dir: string): Promise<void> {
+  await chmod(dir, 0o755);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await makeWritable(path);
+    else await chmod(path, 0o644);
+  }
+}

@@ -1,0 +1,81 @@
+// `npm run infra`: Kafka and a MongoDB-protocol server in the foreground until Ctrl-C.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { stateRoot } from './paths.ts';
+import { assertPortFree } from './ports.ts';
+import { startLocalStack, type LocalStack } from './stack.ts';
+
+const USAGE = 'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra]';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'kafka-port': { type: 'string', default: '9092' },
+      'kafka-controller-port': { type: 'string' },
+      'mongodb-port': { type: 'string', default: '27017' },
+      dir: { type: 'string', default: join(stateRoot, 'infra') },
+    },
+  });
+  const kafkaPort = port(values['kafka-port'], '--kafka-port');
+  const kafkaControllerPort = port(
+    values['kafka-controller-port'] ?? String(kafkaPort + 1),
+    '--kafka-controller-port',
+  );
+  const mongoPort = port(values['mongodb-port'], '--mongodb-port');
+  const hint = `Is \`npm run infra\` already running? Choose other ports: ${USAGE}`;
+  for (const taken of [kafkaPort, kafkaControllerPort, mongoPort])
+    await assertPortFree(taken, hint);
+
+  console.log('Starting Kafka and the MongoDB-protocol server (the first start provisions them)…');
+  const stack = await startLocalStack({
+    dir: values.dir,
+    kafkaPort,
+    kafkaControllerPort,
+    mongoPort,
+  });
+  console.log(
+    [
+      `KAFKA_BROKERS=${stack.kafkaBrokers}`,
+      `MONGODB_URI=${stack.mongoUri}   (${stack.mongoServer})`,
+      `Logs: ${stack.logDir}`,
+      'Ctrl-C stops both.',
+    ].join('\n'),
+  );
+  const stopping = stopOnSignal(stack);
+  await Promise.race([stack.kafka.process.exited, stack.mongo.process.exited]);
+  if (stopping.requested) return;
+  console.error(`A server exited unexpectedly; see the logs in ${stack.logDir}`);
+  await stack.stop();
+  process.exitCode = 1;
+}
+
+function stopOnSignal(stack: LocalStack): { requested: boolean } {
+  const stopping = { requested: false };
+  const stop = (signal: NodeJS.Signals) => {
+    stopping.requested = true;
+    console.log(`${signal}: stopping Kafka and the MongoDB-protocol server…`);
+    stack.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return stopping;
+}
+
+function port(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65_535) {
+    throw new Error(`${flag} must be a port number (1–65535), got "${value}". Usage: ${USAGE}`);
+  }
+  return parsed;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { LOOPBACK } from './ports.ts';
+import { provisionOnce } from './provision-cache.ts';
+import { runLogged } from './run-logged.ts';
+import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { waitUntilReady } from './wait-until-ready.ts';
+
+export const KAFKA_VERSION = '4.1.1';
+export const KAFKA_CACHE_NAME = `kafka-${KAFKA_VERSION}`;
+const MAIN_CLASS = 'kafka.Kafka';
+
+/** Downloads the broker's jars once per machine; returns the directory holding them. */
+export async function provisionKafka(cache: string, logFile: string): Promise<string> {
+  const home = await provisionOnce(cache, KAFKA_CACHE_NAME, async (dir) => {
+    await copyFile(join(import.meta.dirname, 'kafka-runtime.pom.xml'), join(dir, 'pom.xml'));
+    await runLogged(
+      'mvn',
+      [
+        '-q',
+        '-B',
+        `-Dkafka.version=${KAFKA_VERSION}`,
+        'dependency:copy-dependencies',
+        '-DoutputDirectory=libs',
+        '-DincludeScope=runtime',
+      ],
+      { cwd: dir, logFile },
+    );
+  });
+  return join(home, 'libs');
+}
+
+export interface KafkaOptions {
+  libsDir: string;
+  /** Holds the configuration and the data; reusing it keeps topics, messages and offsets. */
+  dir: string;
+  port: number;
+  controllerPort: number;
+  logFile: string;
+}
+
+export interface KafkaServer {
+  readonly brokers: string;
+  readonly process: ServerProcess;
+  stop(): Promise<void>;
+}
+
+export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
+  const configFile = await writeConfig(options);
+  const java = (mainClass: string, ...args: string[]) => [
+    '-Xms256m',
+    '-Xmx512m',
+    '-Djava.awt.headless=true',
+    `-Dlog4j2.configurationFile=${join(options.dir, 'log4j2.properties')}`,
+    '-cp',
+    join(options.libsDir, '*'),
+    mainClass,
+    ...args,
+  ];
+  if (!existsSync(join(options.dir, 'data', 'meta.properties'))) {
+    await runLogged(
+      'java',
+      java(
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        clusterId(),
+        '-c',
+        configFile,
+        '--standalone',
+      ),
+      { cwd: options.dir, logFile: options.logFile },
+    );
+  }
+  const server = startServerProcess({
+    name: `Kafka ${KAFKA_VERSION}`,
+    command: 'java',
+    args: java(MAIN_CLASS, configFile),
+    logFile: options.logFile,
+  });
+  const brokers = `${LOOPBACK}:${options.port}`;
+  await waitUntilReady(server, () => describeCluster(brokers), 90_000);
+  return { brokers, process: server, stop: () => server.stop() };
+}
+
+async function writeConfig(options: KafkaOptions): Promise<string> {
+  await mkdir(join(options.dir, 'data'), { recursive: true });
+  const controller = `${LOOPBACK}:${options.controllerPort}`;
+  const properties = {
+    'process.roles': 'broker,controller',
+    'node.id': '1',
+    'controller.quorum.bootstrap.servers': controller,
+    listeners: `PLAINTEXT://${LOOPBACK}:${options.port},CONTROLLER://${controller}`,
+    'advertised.listeners': `PLAINTEXT://${LOOPBACK}:${options.port}`,
+    'controller.listener.names': 'CONTROLLER',
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'log.dirs': join(options.dir, 'data'),
+    'num.partitions': '1',
+    'auto.create.topics.enable': 'false',
+    'default.replication.factor': '1',
+    'min.insync.replicas': '1',
+    'offsets.topic.replication.factor': '1',
+    'offsets.topic.num.partitions': '1',
+    'transaction.state.log.replication.factor': '1',
+    'transaction.state.log.min.isr': '1',
+    'share.coordinator.state.topic.replication.factor': '1',
+    'share.coordinator.state.topic.min.isr': '1',
+    'group.initial.rebalance.delay.ms': '0',
+    // The 4.x default of 5 ms tripled request-reply latency (DESIGN.md §6).
+    'group.coordinator.append.linger.ms': '0',
+  };
+  const configFile = join(options.dir, 'server.properties');
+  await writeFile(configFile, toProperties(properties));
+  await writeFile(
+    join(options.dir, 'log4j2.properties'),
+    toProperties({
+      'appender.stdout.type': 'Console',
+      'appender.stdout.name': 'STDOUT',
+      'appender.stdout.layout.type': 'PatternLayout',
+      'appender.stdout.layout.pattern': '[%d] %p %m (%c)%n',
+      'rootLogger.level': 'INFO',
+      'rootLogger.appenderRef.stdout.ref': 'STDOUT',
+    }),
+  );
+  return configFile;
+}
+
+function toProperties(entries: Record<string, string>): string {
+  return Object.entries(entries)
+    .map(([key, value]) => `${key}=${value}\n`)
+    .join('');
+}
+
+/** A Kafka cluster id: 16 random bytes, base64url; Kafka refuses ids that start with '-'. */
+function clusterId(): string {
+  const id = randomBytes(16).toString('base64url');
+  return id.startsWith('-') ? clusterId() : id;
+}
+
+async function describeCluster(brokers: string): Promise<void> {
+  const admin = new Kafka({
+    clientId: 'plant-store-readiness',
+    brokers: [brokers],
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    retry: { retries: 0 },
+  }).admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    if (cluster.controller === null) throw new Error('no active controller yet');
+    // Creates the offsets topic and fails until its coordinator has loaded, so that the first
+    // consumer group of a test does not crash with "The coordinator is loading".
+    await admin.describeGroups(['plant-store-readiness']);
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './ferretdb.ts';
+import { KAFKA_CACHE_NAME, provisionKafka, startKafka, type KafkaServer } from './kafka.ts';
+import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
+import { startMongod } from './mongod.ts';
+import { cacheRoot } from './paths.ts';
+import { freePort } from './ports.ts';
+import { isProvisioned } from './provision-cache.ts';
+import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './tools.ts';
+
+export interface LocalStackOptions {
+  /** Data of both servers and their logs (`<dir>/logs`); reuse it to keep the data. */
+  dir: string;
+  /** Ports on 127.0.0.1; a free one is picked for each that is not given. */
+  kafkaPort?: number;
+  kafkaControllerPort?: number;
+  mongoPort?: number;
+  cache?: string;
+}
+
+export interface LocalStack {
+  readonly kafkaBrokers: string;
+  readonly mongoUri: string;
+  /** Which MongoDB-protocol server runs: `mongod` or FerretDB. */
+  readonly mongoServer: string;
+  readonly logDir: string;
+  readonly kafka: KafkaServer;
+  readonly mongo: MongoServer;
+  stop(): Promise<void>;
+}
+
+/** Starts Kafka and a MongoDB-protocol server as local processes, provisioning them if needed. */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const cache = options.cache ?? cacheRoot();
+  const logDir = join(options.dir, 'logs');
+  const mongod = findOnPath('mongod');
+  requireTools(toolsNeeded(cache, mongod !== null));
+
+  const provisionLog = join(logDir, 'provision.log');
+  const [libsDir, ferretDb] = await Promise.all([
+    provisionKafka(cache, provisionLog),
+    mongod === null ? provisionFerretDb(cache, provisionLog) : null,
+  ]);
+  const mongoOptions: MongoServerOptions = {
+    dir: join(options.dir, 'mongo'),
+    port: options.mongoPort ?? (await freePort()),
+    logFile: join(logDir, 'mongo.log'),
+  };
+  const started = await Promise.allSettled([
+    startKafka({
+      libsDir,
+      dir: join(options.dir, 'kafka'),
+      port: options.kafkaPort ?? (await freePort()),
+      controllerPort: options.kafkaControllerPort ?? (await freePort()),
+      logFile: join(logDir, 'kafka.log'),
+    }),
+    ferretDb === null
+      ? startMongod(mongod ?? 'mongod', mongoOptions)
+      : startFerretDb(ferretDb, mongoOptions),
+  ]);
+  const [kafka, mongo] = started;
+  if (kafka.status === 'rejected' || mongo.status === 'rejected') {
+    await Promise.all(
+      started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
+    );
+    throw kafka.status === 'rejected'
+      ? kafka.reason
+      : mongo.status === 'rejected'
+        ? mongo.reason
+        : undefined;
+  }
+  return {
+    kafkaBrokers: kafka.value.brokers,
+    mongoUri: mongo.value.uri,
+    mongoServer: mongo.value.process.name,
+    logDir,
+    kafka: kafka.value,
+    mongo: mongo.value,
+    stop: async () => {
+      await Promise.all([kafka.value.stop(), mongo.value.stop()]);
+    },
+  };
+}
+
+function toolsNeeded(cache: string, hasMongod: boolean): Tool[] {
+  const tools = [JAVA];
+  if (!isProvisioned(cache, KAFKA_CACHE_NAME)) tools.push(MAVEN);
+  if (!hasMongod && !isProvisioned(cache, FERRETDB_CACHE_NAME)) tools.push(GO);
+  return tools;
+}
