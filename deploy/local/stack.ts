@@ -24,6 +24,10 @@ export interface LocalStack {
   /** Which MongoDB-protocol server runs: `mongod` or FerretDB. */
   readonly mongoServer: string;
   readonly logDir: string;
+  /** The ports in use; pass them to a later start on the same `dir` to restart the same stack. */
+  readonly ports: Required<
+    Pick<LocalStackOptions, 'kafkaPort' | 'kafkaControllerPort' | 'mongoPort'>
+  >;
   readonly kafka: KafkaServer;
   readonly mongo: MongoServer;
   stop(): Promise<void>;
@@ -41,17 +45,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     provisionKafka(cache, provisionLog),
     mongod === null ? provisionFerretDb(cache, provisionLog) : null,
   ]);
+  const ports = {
+    kafkaPort: options.kafkaPort ?? (await freePort()),
+    kafkaControllerPort: options.kafkaControllerPort ?? (await freePort()),
+    mongoPort: options.mongoPort ?? (await freePort()),
+  };
   const mongoOptions: MongoServerOptions = {
     dir: join(options.dir, 'mongo'),
-    port: options.mongoPort ?? (await freePort()),
+    port: ports.mongoPort,
     logFile: join(logDir, 'mongo.log'),
   };
   const started = await Promise.allSettled([
     startKafka({
       libsDir,
       dir: join(options.dir, 'kafka'),
-      port: options.kafkaPort ?? (await freePort()),
-      controllerPort: options.kafkaControllerPort ?? (await freePort()),
+      port: ports.kafkaPort,
+      controllerPort: ports.kafkaControllerPort,
       logFile: join(logDir, 'kafka.log'),
     }),
     ferretDb === null
@@ -74,6 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     mongoUri: mongo.value.uri,
     mongoServer: mongo.value.process.name,
     logDir,
+    ports,
     kafka: kafka.value,
     mongo: mongo.value,
     stop: async () => {

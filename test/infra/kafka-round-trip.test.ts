@@ -41,9 +41,10 @@ describe('Kafka', () => {
     await new Promise<void>((resolve, reject) => {
       consumer
         .run({
-          eachMessage: async ({ partition, message }) => {
+          eachMessage: ({ partition, message }) => {
             received.push({ partition, message });
             if (received.length === sent.length) resolve();
+            return Promise.resolve();
           },
         })
         .catch(reject);

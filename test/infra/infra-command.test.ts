@@ -1,0 +1,81 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { pingMongo } from '../../deploy/local/mongo-ping.ts';
+import { reapOrphans } from '../../deploy/local/orphans.ts';
+import { freePort, LOOPBACK } from '../../deploy/local/ports.ts';
+import { childPids, isAlive, runInfra } from '../support/infra-process.ts';
+import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+
+async function portArgs(dir: string): Promise<string[]> {
+  return [
+    '--dir',
+    dir,
+    '--kafka-port',
+    String(await freePort()),
+    '--kafka-controller-port',
+    String(await freePort()),
+    '--mongodb-port',
+    String(await freePort()),
+  ];
+}
+
+async function listTopics(brokers: string): Promise<string[]> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return await admin.listTopics();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe.skipIf(localServersUnavailable)('npm run infra', () => {
+  it('When started, then it prints addresses that answer and its log folder, and Ctrl-C stops every server it started', async () => {
+    const dir = await temporaryDirectory();
+    const infra = runInfra(await portArgs(dir));
+    await infra.printed('Ctrl-C stops both.');
+    const brokers = /KAFKA_BROKERS=(\S+)/.exec(infra.output())?.[1] ?? '';
+    const mongoUri = /MONGODB_URI=(\S+)/.exec(infra.output())?.[1] ?? '';
+    const servers = childPids(infra.child.pid ?? 0);
+
+    await expect(listTopics(brokers)).resolves.toBeInstanceOf(Array);
+    await expect(pingMongo(mongoUri)).resolves.toBeUndefined();
+    expect(infra.output()).toContain(`Logs: ${join(dir, 'logs')}`);
+    expect(servers).toHaveLength(2);
+
+    infra.child.kill('SIGINT');
+    expect(await infra.exitCode).toBe(0);
+    expect(servers.filter(isAlive)).toEqual([]);
+  });
+
+  it('When a port is taken, then it exits at once naming the port and how to choose another', async () => {
+    const dir = await temporaryDirectory();
+    const taken = createServer().listen(0, LOOPBACK);
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const address = taken.address();
+    const port = address && typeof address === 'object' ? address.port : 0;
+
+    const infra = runInfra([...(await portArgs(dir)), '--mongodb-port', String(port)]);
+
+    expect(await infra.exitCode).toBe(1);
+    taken.close();
+    expect(infra.output()).toContain(`${LOOPBACK}:${port} is already in use`);
+    expect(infra.output()).toContain('--mongodb-port');
+  });
+
+  it('When its owner is killed with SIGKILL, then the next start from this clone stops the orphaned servers', async () => {
+    const dir = await temporaryDirectory();
+    const infra = runInfra(await portArgs(dir));
+    await infra.printed('Ctrl-C stops both.');
+    const servers = childPids(infra.child.pid ?? 0);
+
+    infra.child.kill('SIGKILL');
+    await infra.exitCode;
+    expect(servers.filter(isAlive)).toHaveLength(2);
+    reapOrphans();
+
+    await expect.poll(() => servers.filter(isAlive), { timeout: 5_000 }).toEqual([]);
+  });
+});
