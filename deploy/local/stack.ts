@@ -41,19 +41,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   requireTools(toolsNeeded(cache, mongod !== null));
 
   const provisionLog = join(logDir, 'provision.log');
-  const [libsDir, ferretDb] = await Promise.all([
+  const [libsDir, startMongo] = await Promise.all([
     provisionKafka(cache, provisionLog),
-    mongod === null ? provisionFerretDb(cache, provisionLog) : null,
+    mongod === null
+      ? provisionFerretDb(cache, provisionLog).then(
+          (binary) => (mongoOptions: MongoServerOptions) => startFerretDb(binary, mongoOptions),
+        )
+      : (mongoOptions: MongoServerOptions) => startMongod(mongod, mongoOptions),
   ]);
   const ports = {
     kafkaPort: options.kafkaPort ?? (await freePort()),
     kafkaControllerPort: options.kafkaControllerPort ?? (await freePort()),
     mongoPort: options.mongoPort ?? (await freePort()),
-  };
-  const mongoOptions: MongoServerOptions = {
-    dir: join(options.dir, 'mongo'),
-    port: ports.mongoPort,
-    logFile: join(logDir, 'mongo.log'),
   };
   const started = await Promise.allSettled([
     startKafka({
@@ -63,33 +62,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       controllerPort: ports.kafkaControllerPort,
       logFile: join(logDir, 'kafka.log'),
     }),
-    ferretDb === null
-      ? startMongod(mongod ?? 'mongod', mongoOptions)
-      : startFerretDb(ferretDb, mongoOptions),
+    startMongo({
+      dir: join(options.dir, 'mongo'),
+      port: ports.mongoPort,
+      logFile: join(logDir, 'mongo.log'),
+    }),
   ]);
   const [kafka, mongo] = started;
-  if (kafka.status === 'rejected' || mongo.status === 'rejected') {
-    await Promise.all(
-      started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
-    );
-    throw kafka.status === 'rejected'
-      ? kafka.reason
-      : mongo.status === 'rejected'
-        ? mongo.reason
-        : undefined;
+  if (kafka.status === 'fulfilled' && mongo.status === 'fulfilled') {
+    return {
+      kafkaBrokers: kafka.value.brokers,
+      mongoUri: mongo.value.uri,
+      mongoServer: mongo.value.process.name,
+      logDir,
+      ports,
+      kafka: kafka.value,
+      mongo: mongo.value,
+      stop: async () => {
+        await Promise.all([kafka.value.stop(), mongo.value.stop()]);
+      },
+    };
   }
-  return {
-    kafkaBrokers: kafka.value.brokers,
-    mongoUri: mongo.value.uri,
-    mongoServer: mongo.value.process.name,
-    logDir,
-    ports,
-    kafka: kafka.value,
-    mongo: mongo.value,
-    stop: async () => {
-      await Promise.all([kafka.value.stop(), mongo.value.stop()]);
-    },
-  };
+  await Promise.all(
+    started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
+  );
+  throw started.find((result) => result.status === 'rejected')?.reason;
 }
 
 function toolsNeeded(cache: string, hasMongod: boolean): Tool[] {

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runLogged } from '../../deploy/local/run-logged.ts';
+import { startServerProcess } from '../../deploy/local/server-process.ts';
+import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
+import { temporaryDirectory } from '../support/local-servers.ts';
+
+const neverAnswers = () => Promise.reject(new Error('connection refused'));
+
+describe('Failures while starting a server', () => {
+  it('When the server process exits during start-up, then the error names its log file and shows its last lines', async () => {
+    const logFile = join(await temporaryDirectory(), 'server.log');
+    const server = startServerProcess({
+      name: 'Broken server',
+      command: 'sh',
+      args: ['-c', 'echo "address already in use" >&2; exit 3'],
+      logFile,
+    });
+
+    const failure = waitUntilReady(server, neverAnswers, 30_000);
+
+    await expect(failure).rejects.toThrow(
+      `Broken server did not start: the process exited. Its log is ${logFile}`,
+    );
+    await expect(failure).rejects.toThrow('address already in use');
+  });
+
+  it('When the server never answers, then it is stopped after the deadline and the error says so', async () => {
+    const logFile = join(await temporaryDirectory(), 'server.log');
+    const server = startServerProcess({
+      name: 'Silent server',
+      command: 'sleep',
+      args: ['30'],
+      logFile,
+    });
+
+    await expect(waitUntilReady(server, neverAnswers, 500)).rejects.toThrow(
+      'Silent server did not start: no answer within 500 ms',
+    );
+    expect(server.isRunning()).toBe(false);
+  });
+
+  it('When a provisioning step fails, then the error names the command, its exit code and its log', async () => {
+    const dir = await temporaryDirectory();
+    const logFile = join(dir, 'provision.log');
+
+    await expect(
+      runLogged('sh', ['-c', 'echo "could not resolve artifact" >&2; exit 2'], {
+        cwd: dir,
+        logFile,
+      }),
+    ).rejects.toThrow(
+      /`sh -c .*` failed \(exit 2\); log .*provision\.log:\n[\s\S]*could not resolve artifact/,
+    );
+  });
+});
