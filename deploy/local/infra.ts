@@ -64,6 +64,7 @@ function stopOnSignal(stack: LocalStack): { requested: boolean } {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
   return stopping;
 }
 

@@ -39,6 +39,9 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
   const child = spawn(options.command, options.args, {
     env: options.env ?? process.env,
     stdio: ['ignore', log, log],
+    // Its own process group: Ctrl-C in a terminal reaches only the owner, which then stops the
+    // servers in order instead of racing them.
+    detached: true,
   });
   closeSync(log);
   const { pid } = child;

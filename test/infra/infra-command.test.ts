@@ -32,23 +32,26 @@ async function listTopics(brokers: string): Promise<string[]> {
 }
 
 describe.skipIf(localServersUnavailable)('npm run infra', () => {
-  it('When started, then it prints addresses that answer and its log folder, and Ctrl-C stops every server it started', async () => {
-    const dir = await temporaryDirectory();
-    const infra = runInfra(await portArgs(dir));
-    await infra.printed('Ctrl-C stops both.');
-    const brokers = /KAFKA_BROKERS=(\S+)/.exec(infra.output())?.[1] ?? '';
-    const mongoUri = /MONGODB_URI=(\S+)/.exec(infra.output())?.[1] ?? '';
-    const servers = childPids(infra.child.pid ?? 0);
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+    'When started, then it prints addresses that answer and its log folder, and %s stops every server it started',
+    async (signal) => {
+      const dir = await temporaryDirectory();
+      const infra = runInfra(await portArgs(dir));
+      await infra.printed('Ctrl-C stops both.');
+      const brokers = /KAFKA_BROKERS=(\S+)/.exec(infra.output())?.[1] ?? '';
+      const mongoUri = /MONGODB_URI=(\S+)/.exec(infra.output())?.[1] ?? '';
+      const servers = childPids(infra.child.pid ?? 0);
 
-    await expect(listTopics(brokers)).resolves.toBeInstanceOf(Array);
-    await expect(pingMongo(mongoUri)).resolves.toBeUndefined();
-    expect(infra.output()).toContain(`Logs: ${join(dir, 'logs')}`);
-    expect(servers).toHaveLength(2);
+      await expect(listTopics(brokers)).resolves.toBeInstanceOf(Array);
+      await expect(pingMongo(mongoUri)).resolves.toBeUndefined();
+      expect(infra.output()).toContain(`Logs: ${join(dir, 'logs')}`);
+      expect(servers).toHaveLength(2);
 
-    infra.child.kill('SIGINT');
-    expect(await infra.exitCode).toBe(0);
-    expect(servers.filter(isAlive)).toEqual([]);
-  });
+      infra.child.kill(signal);
+      expect(await infra.exitCode).toBe(0);
+      expect(servers.filter(isAlive)).toEqual([]);
+    },
+  );
 
   it('When a port is taken, then it exits at once naming the port and how to choose another', async () => {
     const dir = await temporaryDirectory();
