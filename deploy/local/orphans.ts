@@ -44,7 +44,7 @@ function readEntry(file: string): Entry | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

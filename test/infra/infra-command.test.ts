@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { pingMongo } from '../../deploy/local/mongo-ping.ts';
-import { reapOrphans } from '../../deploy/local/orphans.ts';
+import { isAlive, reapOrphans } from '../../deploy/local/orphans.ts';
 import { freePort, LOOPBACK } from '../../deploy/local/ports.ts';
-import { childPids, isAlive, runInfra } from '../support/infra-process.ts';
+import { childPids, runInfra } from '../support/infra-process.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
 
 async function portArgs(dir: string): Promise<string[]> {

@@ -70,12 +70,3 @@ export function childPids(parent: number): number[] {
     })
     .map(Number);
 }
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
