@@ -1,0 +1,34 @@
+export const TOPICS = {
+  create: 'plants.create',
+  replies: 'plants.create.replies',
+  dlq: 'plants.create.dlq',
+} as const;
+
+export const WRITER_GROUP = 'plant-writers';
+
+/** Header names shared with Spring's ReplyingKafkaTemplate and NestJS's ClientKafka. */
+export const HEADERS = {
+  correlationId: 'kafka_correlationId',
+  replyTopic: 'kafka_replyTopic',
+  replyPartition: 'kafka_replyPartition',
+  /** NestJS completes `send()` only when a reply carries it (any value). */
+  nestIsDisposed: 'kafka_nest-is-disposed',
+  contentType: 'content-type',
+  requestId: 'x-request-id',
+  /** Gateway-only: epoch milliseconds after which nobody waits for the reply. */
+  deadline: 'x-deadline',
+  errorCode: 'error-code',
+  errorMessage: 'error-message',
+} as const;
+
+/**
+ * `kafka_replyPartition` as Spring and SmallRye send it (4-byte big-endian integer) or as NestJS
+ * does (decimal string). Undefined when absent or unreadable: the producer then picks.
+ */
+export function readReplyPartition(header: Buffer | string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const bytes = Buffer.from(header);
+  if (bytes.length === 4 && !/^\d{4}$/.test(bytes.toString('latin1'))) return bytes.readInt32BE();
+  const text = bytes.toString('utf8');
+  return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+}
