@@ -1,8 +1,14 @@
-export const TOPICS = {
+export interface Topics {
+  create: string;
+  replies: string;
+  dlq: string;
+}
+
+export const TOPICS: Topics = {
   create: 'plants.create',
   replies: 'plants.create.replies',
   dlq: 'plants.create.dlq',
-} as const;
+};
 
 export const WRITER_GROUP = 'plant-writers';
 

@@ -1,0 +1,142 @@
+import type {
+  Consumer,
+  EachBatchPayload,
+  IHeaders,
+  KafkaMessage,
+  Message,
+  Producer,
+  TopicMessages,
+} from 'kafkajs';
+import type { ErrorBody } from '../../../shared/contracts/errors.ts';
+import { HEADERS, readReplyPartition, type Topics } from '../../../shared/contracts/kafka.ts';
+import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
+import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { createPlants } from './create-plants.ts';
+import type { PlantStore } from './plant-store.ts';
+
+export interface CommandConsumerDeps {
+  consumer: Consumer;
+  producer: Producer;
+  store: PlantStore;
+  topics: Pick<Topics, 'create' | 'dlq'>;
+  logger: Logger;
+}
+
+/**
+ * Consumes create commands a batch at a time: one insert, at most one read, one send of every
+ * reply and DLQ copy (acks=all), and only then one commit. A batch that fails (the store is
+ * down) is neither answered nor committed, so it is processed again after recovery.
+ */
+export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<void> {
+  await deps.consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
+  await deps.consumer.run({
+    eachBatchAutoResolve: false,
+    eachBatch: (payload) => answerBatch(payload, deps),
+  });
+}
+
+interface Outgoing {
+  topic: string;
+  message: Message;
+}
+
+async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps): Promise<void> {
+  const { batch } = payload;
+  const last = batch.messages.at(-1);
+  if (last === undefined || !payload.isRunning() || payload.isStale()) return;
+
+  const decoded = batch.messages.map((message) => ({
+    message,
+    checked: decodeNewPlant(message.value),
+  }));
+  const valid = decoded.flatMap(({ message, checked }) =>
+    checked.ok ? [{ message, plant: checked.plant }] : [],
+  );
+  const outcomes = await createPlants(
+    valid.map(({ plant }) => plant),
+    deps.store,
+  );
+
+  const outgoing: Outgoing[] = [];
+  valid.forEach(({ message }, index) => {
+    const reply = outcomes[index];
+    if (reply !== undefined) outgoing.push(...replyTo(message, reply));
+  });
+  for (const { message, checked } of decoded) {
+    if (checked.ok) continue;
+    deps.logger.warn(
+      {
+        requestId: headerText(message.headers, HEADERS.requestId),
+        offset: message.offset,
+        error: checked.error,
+      },
+      'invalid create command sent to the DLQ',
+    );
+    outgoing.push(deadLetter(message, deps.topics.dlq, checked.error));
+    outgoing.push(...replyTo(message, { status: 400, error: checked.error }));
+  }
+  if (outgoing.length > 0)
+    await deps.producer.sendBatch({ acks: -1, topicMessages: groupByTopic(outgoing) });
+
+  payload.resolveOffset(last.offset);
+  await payload.commitOffsetsIfNecessary();
+  deps.logger.debug(
+    { partition: batch.partition, commands: batch.messages.length },
+    'batch answered',
+  );
+}
+
+/** Nothing when the command asked for no reply (fire-and-forget). */
+function replyTo(command: KafkaMessage, reply: Reply): Outgoing[] {
+  const topic = headerText(command.headers, HEADERS.replyTopic);
+  if (topic === undefined) return [];
+  const correlationId = firstHeader(command.headers?.[HEADERS.correlationId]);
+  const partition = readReplyPartition(firstHeader(command.headers?.[HEADERS.replyPartition]));
+  const headers: IHeaders = {
+    [HEADERS.nestIsDisposed]: '1',
+    [HEADERS.contentType]: 'application/json',
+  };
+  if (correlationId !== undefined) headers[HEADERS.correlationId] = correlationId;
+  return [
+    {
+      topic,
+      message: {
+        ...(partition === undefined ? {} : { partition }),
+        key: correlationId ?? null,
+        value: encodeReply(reply),
+        headers,
+      },
+    },
+  ];
+}
+
+function deadLetter(command: KafkaMessage, topic: string, error: ErrorBody): Outgoing {
+  return {
+    topic,
+    message: {
+      key: command.key,
+      value: command.value,
+      headers: {
+        ...command.headers,
+        [HEADERS.errorCode]: String(error.error),
+        [HEADERS.errorMessage]: error.message,
+      },
+    },
+  };
+}
+
+function groupByTopic(outgoing: readonly Outgoing[]): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const { topic, message } of outgoing)
+    byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
+
+function firstHeader(value: IHeaders[string]): Buffer | string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function headerText(headers: IHeaders | undefined, name: string): string | undefined {
+  return firstHeader(headers?.[name])?.toString();
+}

@@ -1,0 +1,45 @@
+import { errorBody } from '../../../shared/contracts/errors.ts';
+import { plantOf, samePlant, type NewPlant, type Plant } from '../../../shared/contracts/plant.ts';
+import type { Reply } from '../../../shared/contracts/reply.ts';
+import type { PlantStore } from './plant-store.ts';
+
+/**
+ * Answers a batch of create commands in order, with one insert and at most one read: the first
+ * command of an id decides what is stored unless the id was stored before; every command whose
+ * content equals the stored plant gets 200 with it, every other gets 4009.
+ */
+export async function createPlants(
+  commands: readonly NewPlant[],
+  store: PlantStore,
+): Promise<Reply[]> {
+  const firstOfEachId = new Map<bigint, NewPlant>();
+  for (const command of commands)
+    if (!firstOfEachId.has(command.id)) firstOfEachId.set(command.id, command);
+
+  const alreadyStored = await store.insertNew([...firstOfEachId.values()]);
+  const stored = new Map<bigint, Plant>(
+    [...firstOfEachId]
+      .filter(([id]) => !alreadyStored.has(id))
+      .map(([id, command]) => [id, plantOf(command)]),
+  );
+  if (alreadyStored.size > 0) {
+    const found = await store.findByIds([...alreadyStored]);
+    for (const id of alreadyStored) {
+      const plant = found.get(id);
+      if (plant === undefined) throw new Error(`Plant ${id} reported as a duplicate but not found`);
+      stored.set(id, plant);
+    }
+  }
+
+  return commands.map((command) => {
+    const plant = stored.get(command.id);
+    if (plant !== undefined && samePlant(plant, plantOf(command))) return { status: 200, plant };
+    return {
+      status: 400,
+      error: errorBody(
+        'conflictingPlant',
+        `A plant with id ${command.id} already exists with a different name or tag`,
+      ),
+    };
+  });
+}

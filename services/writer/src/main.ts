@@ -1,0 +1,40 @@
+// `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { configOrExit } from '../../../shared/config.ts';
+import { createLogger } from '../../../shared/logger.ts';
+import { readWriterConfig } from './config.ts';
+import { startWriter } from './writer.ts';
+
+const config = configOrExit(() => readWriterConfig());
+const logger = createLogger('writer', config.LOG_LEVEL);
+const mongo = new MongoClient(config.MONGODB_URI, { useBigInt64: true });
+const kafka = new Kafka({
+  clientId: 'plant-store-writer',
+  brokers: config.KAFKA_BROKERS.split(','),
+  logLevel: logLevel.WARN,
+});
+
+await mongo.connect();
+const writer = await startWriter({
+  kafka,
+  db: mongo.db(config.MONGODB_DATABASE),
+  logger,
+  partitions: config.KAFKA_PARTITIONS,
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    logger.info({ signal }, 'stopping: finishing the batch in hand, committing, leaving the group');
+    writer
+      .stop()
+      .then(() => mongo.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  });
+}

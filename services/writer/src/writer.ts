@@ -1,0 +1,68 @@
+import { Partitioners, type Kafka } from 'kafkajs';
+import type { Db } from 'mongodb';
+import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { runCommandConsumer } from './command-consumer.ts';
+import { plantStore } from './plant-store.ts';
+
+export interface WriterOptions {
+  kafka: Kafka;
+  /** From a MongoClient created with `useBigInt64: true`. */
+  db: Db;
+  logger: Logger;
+  partitions: number;
+  topics?: Topics;
+  groupId?: string;
+}
+
+export interface Writer {
+  /** Finishes the batch in hand, commits it, leaves the group and disconnects. */
+  stop(): Promise<void>;
+}
+
+export async function startWriter(options: WriterOptions): Promise<Writer> {
+  const topics = options.topics ?? TOPICS;
+  const { kafka, logger } = options;
+  await createTopics(kafka, topics, options.partitions);
+
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: false,
+  });
+  const consumer = kafka.consumer({
+    groupId: options.groupId ?? WRITER_GROUP,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 500,
+    // disconnect() waits for the fetch in flight: this bounds how long a shutdown takes.
+    maxWaitTimeInMs: 1_000,
+  });
+  await Promise.all([producer.connect(), consumer.connect()]);
+  await runCommandConsumer({ consumer, producer, store: plantStore(options.db), topics, logger });
+  logger.info({ topic: topics.create }, 'writer consuming create commands');
+
+  return {
+    async stop() {
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+  };
+}
+
+async function createTopics(kafka: Kafka, topics: Topics, partitions: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = [topics.create, topics.replies, topics.dlq].filter(
+      (topic) => !existing.has(topic),
+    );
+    if (missing.length > 0) {
+      await admin.createTopics({
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
+        waitForLeaders: true,
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

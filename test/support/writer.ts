@@ -1,0 +1,106 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Kafka, logLevel, type IHeaders, type KafkaMessage, type Producer } from 'kafkajs';
+import { MongoClient, type Db } from 'mongodb';
+import { inject, onTestFinished } from 'vitest';
+import type { Topics } from '../../shared/contracts/kafka.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { startWriter } from '../../services/writer/src/writer.ts';
+import { partitioner, uniqueName } from './kafka.ts';
+
+export const PARTITIONS = 3;
+
+export interface ReceivedMessage {
+  partition: number;
+  message: KafkaMessage;
+}
+
+export interface WriterHarness {
+  topics: Topics;
+  db: Db;
+  producer: Producer;
+  /** Every message that arrived on `topic` so far, waiting until there are `count`. */
+  received(topic: string, count: number): Promise<ReceivedMessage[]>;
+}
+
+/** A writer on topics, a group and a database of this test's own, torn down when it ends. */
+export async function startTestWriter(): Promise<WriterHarness> {
+  const kafka = new Kafka({
+    clientId: 'writer-test',
+    brokers: [inject('kafkaBrokers')],
+    logLevel: logLevel.WARN,
+  });
+  const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
+  const db = client.db(`test-${randomUUID()}`);
+  const prefix = uniqueName('test');
+  const topics: Topics = {
+    create: `${prefix}.create`,
+    replies: `${prefix}.replies`,
+    dlq: `${prefix}.dlq`,
+  };
+  const writer = await startWriter({
+    kafka,
+    db,
+    topics,
+    groupId: uniqueName('writers'),
+    partitions: PARTITIONS,
+    logger: createLogger('writer', 'warn'),
+  });
+  const producer = kafka.producer({ createPartitioner: partitioner });
+  const observer = kafka.consumer({ groupId: uniqueName('observer'), maxWaitTimeInMs: 100 });
+  await Promise.all([producer.connect(), observer.connect()]);
+  await observer.subscribe({ topics: [topics.replies, topics.dlq], fromBeginning: true });
+  const seen = new Map<string, ReceivedMessage[]>();
+  const waiters = new Set<() => void>();
+  await observer.run({
+    eachMessage: ({ topic, partition, message }) => {
+      const messages = seen.get(topic) ?? [];
+      messages.push({ partition, message });
+      seen.set(topic, messages);
+      for (const check of waiters) check();
+      return Promise.resolve();
+    },
+  });
+  onTestFinished(async () => {
+    await Promise.all([writer.stop(), producer.disconnect(), observer.disconnect()]);
+    await db.dropDatabase();
+    await client.close();
+  });
+  return {
+    topics,
+    db,
+    producer,
+    received: (topic, count) =>
+      new Promise((resolve) => {
+        const check = () => {
+          const messages = seen.get(topic) ?? [];
+          if (messages.length >= count) {
+            waiters.delete(check);
+            resolve(messages);
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+export function replyHeaders(
+  replyTopic: string,
+  partition: Buffer | string,
+): IHeaders & { kafka_correlationId: Buffer } {
+  return {
+    kafka_correlationId: Buffer.concat([Buffer.from([0x00, 0xff]), randomBytes(14)]),
+    kafka_replyTopic: replyTopic,
+    kafka_replyPartition: partition,
+  };
+}
+
+export function int32(value: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(value);
+  return bytes;
+}
+
+export function json(received: ReceivedMessage | undefined): unknown {
+  return JSON.parse(received?.message.value?.toString() ?? 'null');
+}

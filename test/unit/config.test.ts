@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { readWriterConfig } from '../../services/writer/src/config.ts';
+
+const required = { KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1:27017' };
+
+describe('Configuration read at boot', () => {
+  it('When only the required variables are set, then the defaults apply and numbers are numbers', () => {
+    expect(readWriterConfig(required)).toEqual({
+      ...required,
+      MONGODB_DATABASE: 'plantstore',
+      KAFKA_PARTITIONS: 3,
+      LOG_LEVEL: 'info',
+    });
+    expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
+  });
+
+  it('When variables are missing or invalid, then one error names every one of them and what it got', () => {
+    expect(() =>
+      readWriterConfig({
+        MONGODB_URI: 'postgres://x',
+        KAFKA_PARTITIONS: 'many',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toThrow(
+      /^Invalid configuration: KAFKA_BROKERS must be set; MONGODB_URI .*\(got "postgres:\/\/x"\); KAFKA_PARTITIONS .*\(got "many"\); LOG_LEVEL .*\(got "loud"\)$/,
+    );
+  });
+});
