@@ -15,6 +15,7 @@ export interface ReceivedMessage {
 }
 
 export interface WriterHarness {
+  kafka: Kafka;
   topics: Topics;
   db: Db;
   producer: Producer;
@@ -22,8 +23,12 @@ export interface WriterHarness {
   received(topic: string, count: number): Promise<ReceivedMessage[]>;
 }
 
-/** A writer on topics, a group and a database of this test's own, torn down when it ends. */
-export async function startTestWriter(): Promise<WriterHarness> {
+/**
+ * A writer on topics, a group and a database of this test's own, torn down when it ends; with
+ * `writer: false`, only its topics (nobody answers commands). Every message on the create, reply
+ * and DLQ topics is observed.
+ */
+export async function startTestWriter({ writer: running = true } = {}): Promise<WriterHarness> {
   const kafka = new Kafka({
     clientId: 'writer-test',
     brokers: [inject('kafkaBrokers')],
@@ -37,18 +42,23 @@ export async function startTestWriter(): Promise<WriterHarness> {
     replies: `${prefix}.replies`,
     dlq: `${prefix}.dlq`,
   };
-  const writer = await startWriter({
-    kafka,
-    db,
-    topics,
-    groupId: uniqueName('writers'),
-    partitions: PARTITIONS,
-    logger: createLogger('writer', 'warn'),
-  });
+  const writer = running
+    ? await startWriter({
+        kafka,
+        db,
+        topics,
+        groupId: uniqueName('writers'),
+        partitions: PARTITIONS,
+        logger: createLogger('writer', 'warn'),
+      })
+    : await createTopicsOnly(kafka, topics);
   const producer = kafka.producer({ createPartitioner: partitioner });
   const observer = kafka.consumer({ groupId: uniqueName('observer'), maxWaitTimeInMs: 100 });
   await Promise.all([producer.connect(), observer.connect()]);
-  await observer.subscribe({ topics: [topics.replies, topics.dlq], fromBeginning: true });
+  await observer.subscribe({
+    topics: [topics.create, topics.replies, topics.dlq],
+    fromBeginning: true,
+  });
   const seen = new Map<string, ReceivedMessage[]>();
   const waiters = new Set<() => void>();
   await observer.run({
@@ -66,6 +76,7 @@ export async function startTestWriter(): Promise<WriterHarness> {
     await client.close();
   });
   return {
+    kafka,
     topics,
     db,
     producer,
@@ -103,4 +114,18 @@ export function int32(value: number): Buffer {
 
 export function json(received: ReceivedMessage | undefined): unknown {
   return JSON.parse(received?.message.value?.toString() ?? 'null');
+}
+
+async function createTopicsOnly(kafka: Kafka, topics: Topics): Promise<{ stop(): Promise<void> }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [topics.create, topics.replies, topics.dlq].map((topic) => ({
+      topic,
+      numPartitions: PARTITIONS,
+    })),
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+  return { stop: () => Promise.resolve() };
 }

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import fastifyAuth from '@fastify/auth';
+import Fastify, { type FastifyError } from 'fastify';
+import { errorBody } from '../../../shared/contracts/errors.ts';
+import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { ApiError } from './api-error.ts';
+import { bearerAuth } from './bearer-auth.ts';
+import { createPlant, type CreatePlantDeps } from './create-plant.ts';
+
+export interface AppDeps extends CreatePlantDeps {
+  logger: Logger;
+  verifyToken: (token: string) => boolean;
+  bodyLimitBytes: number;
+  /** Whether replies can be received (the reply consumer is assigned and fetching). */
+  isReady: () => boolean;
+}
+
+const FASTIFY_ERRORS: Record<string, ApiError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: new ApiError('bodyTooLarge', 'Body is larger than the limit'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: new ApiError(
+    'unsupportedMediaType',
+    'Content-Type must be application/json',
+  ),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: new ApiError(
+    'invalidJson',
+    'Content-Length does not match the body',
+  ),
+};
+
+/** The gateway as a Fastify instance, not listening: `main.ts` listens, tests use `inject`. */
+export async function buildApp(deps: AppDeps) {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    bodyLimit: deps.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+  });
+  await app.register(fastifyAuth);
+
+  // Bodies are parsed losslessly by the same decoder the writer uses, not by Fastify's JSON.parse.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = error instanceof ApiError ? error : FASTIFY_ERRORS[error.code];
+    if (known === undefined) {
+      request.log.error({ err: error }, 'unexpected error');
+      return reply.code(500).send(errorBody('internal', 'Internal error'));
+    }
+    return reply.code(known.status).headers(known.headers).send(known.body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody('notFound', `No route for ${request.method} ${request.url}`)),
+  );
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/readyz', (_request, reply) => {
+    if (deps.isReady()) return { status: 'ready' };
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send(errorBody('unavailable', 'Not ready: the reply consumer is not assigned yet'));
+  });
+
+  app.post(
+    '/plants',
+    { onRequest: app.auth([bearerAuth(deps.verifyToken)]) },
+    async (request, reply) => {
+      const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
+      if (!checked.ok) return reply.code(400).send(checked.error);
+      const outcome = await createPlant(checked.plant, request.id, deps);
+      return reply
+        .code(outcome.status)
+        .send(outcome.status === 200 ? outcome.plant : outcome.error);
+    },
+  );
+
+  return app;
+}
+
+export type GatewayApp = Awaited<ReturnType<typeof buildApp>>;

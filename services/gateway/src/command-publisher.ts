@@ -1,0 +1,55 @@
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
+import { stringifyJson } from '../../../shared/contracts/json.ts';
+import type { NewPlant } from '../../../shared/contracts/plant.ts';
+
+export interface CreateCommand {
+  plant: NewPlant;
+  correlationId: string;
+  requestId: string;
+  deadline: number;
+}
+
+export interface CommandPublisher {
+  publish(command: CreateCommand): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * Produces create commands keyed by plant id (murmur2, like the Java client, so every command
+ * for one id lands on one partition). Retries are short: a broker that cannot take the command
+ * must turn into a 503 well within the HTTP deadline, not into a hang.
+ */
+export async function commandPublisher(
+  kafka: Kafka,
+  topics: Pick<Topics, 'create' | 'replies'>,
+): Promise<CommandPublisher> {
+  const producer: Producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
+  });
+  await producer.connect();
+  return {
+    async publish({ plant, correlationId, requestId, deadline }) {
+      await producer.send({
+        topic: topics.create,
+        acks: -1,
+        timeout: 2_000,
+        messages: [
+          {
+            key: plant.id.toString(),
+            value: stringifyJson(plant),
+            headers: {
+              [HEADERS.correlationId]: correlationId,
+              [HEADERS.replyTopic]: topics.replies,
+              [HEADERS.contentType]: 'application/json',
+              [HEADERS.requestId]: requestId,
+              [HEADERS.deadline]: String(deadline),
+            },
+          },
+        ],
+      });
+    },
+    disconnect: () => producer.disconnect(),
+  };
+}

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { NewPlant } from '../../../shared/contracts/plant.ts';
+import type { Reply } from '../../../shared/contracts/reply.ts';
+import { ApiError } from './api-error.ts';
+import type { CommandPublisher } from './command-publisher.ts';
+import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
+
+export interface CreatePlantDeps {
+  publisher: CommandPublisher;
+  waiter: ReplyWaiter;
+  replyTimeoutMs: number;
+}
+
+/** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
+export async function createPlant(
+  plant: NewPlant,
+  requestId: string,
+  deps: CreatePlantDeps,
+): Promise<Reply> {
+  const correlationId = randomUUID();
+  const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
+  try {
+    await deps.publisher.publish({
+      plant,
+      correlationId,
+      requestId,
+      deadline: Date.now() + deps.replyTimeoutMs,
+    });
+  } catch (error) {
+    deps.waiter.cancel(correlationId);
+    throw new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
+      cause: error,
+      headers: { 'retry-after': '1' },
+    });
+  }
+  const outcome = await reply;
+  if (outcome === TIMED_OUT) {
+    throw new ApiError(
+      'replyTimeout',
+      `No writer answered within ${deps.replyTimeoutMs} ms; the outcome is unknown and an identical retry is safe`,
+    );
+  }
+  return outcome;
+}

@@ -1,0 +1,50 @@
+import type { Kafka } from 'kafkajs';
+import { TOPICS, type Topics } from '../../../shared/contracts/kafka.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { buildApp, type GatewayApp } from './app.ts';
+import { commandPublisher } from './command-publisher.ts';
+import { startReplyConsumer } from './reply-consumer.ts';
+import { replyWaiter } from './reply-waiter.ts';
+import { staticTokenVerifier } from './static-tokens.ts';
+
+export interface GatewayOptions {
+  kafka: Kafka;
+  logger: Logger;
+  authTokens: readonly string[];
+  replyTimeoutMs: number;
+  bodyLimitBytes: number;
+  topics?: Pick<Topics, 'create' | 'replies'>;
+}
+
+export interface Gateway {
+  readonly app: GatewayApp;
+  /** Stops taking requests, answers those in flight, then disconnects from Kafka. */
+  stop(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const topics = options.topics ?? TOPICS;
+  const waiter = replyWaiter();
+  const [publisher, replies] = await Promise.all([
+    commandPublisher(options.kafka, topics),
+    startReplyConsumer(options.kafka, topics.replies, waiter),
+  ]);
+  let stopping = false;
+  const app = await buildApp({
+    logger: options.logger,
+    verifyToken: staticTokenVerifier(options.authTokens),
+    bodyLimitBytes: options.bodyLimitBytes,
+    replyTimeoutMs: options.replyTimeoutMs,
+    publisher,
+    waiter,
+    isReady: () => !stopping && replies.isReady(),
+  });
+  return {
+    app,
+    async stop() {
+      stopping = true;
+      await app.close();
+      await Promise.all([publisher.disconnect(), replies.disconnect()]);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// `npm run start:gateway`: one gateway process against KAFKA_BROKERS.
+import { Kafka, logLevel } from 'kafkajs';
+import { configOrExit } from '../../../shared/config.ts';
+import { createLogger } from '../../../shared/logger.ts';
+import { readGatewayConfig } from './config.ts';
+import { startGateway } from './gateway.ts';
+
+const config = configOrExit(() => readGatewayConfig());
+const logger = createLogger('gateway', config.LOG_LEVEL);
+const gateway = await startGateway({
+  kafka: new Kafka({
+    clientId: 'plant-store-gateway',
+    brokers: config.KAFKA_BROKERS.split(','),
+    logLevel: logLevel.WARN,
+  }),
+  logger,
+  authTokens: config.AUTH_TOKENS.split(',')
+    .map((token) => token.trim())
+    .filter(Boolean),
+  replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+  bodyLimitBytes: config.BODY_LIMIT_BYTES,
+});
+await gateway.app.listen({ port: config.PORT, host: config.HOST });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    logger.info({ signal }, 'stopping: refusing new requests, answering those in flight');
+    gateway.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

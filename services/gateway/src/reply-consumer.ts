@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { Consumer, Kafka } from 'kafkajs';
+import { HEADERS } from '../../../shared/contracts/kafka.ts';
+import { decodeReply } from '../../../shared/contracts/reply.ts';
+import type { ReplyWaiter } from './reply-waiter.ts';
+
+export interface ReplyConsumer {
+  /** True once the consumer is assigned its partitions and fetching (not before: replies would be lost). */
+  isReady(): boolean;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * Reads every reply on the shared reply topic in a consumer group of this instance's own, and
+ * hands each to the waiter, which drops those another gateway is waiting for. No offsets are
+ * committed: a restarted gateway has nobody waiting for old replies.
+ */
+export async function startReplyConsumer(
+  kafka: Kafka,
+  replyTopic: string,
+  waiter: ReplyWaiter,
+): Promise<ReplyConsumer> {
+  const consumer: Consumer = kafka.consumer({
+    groupId: `plant-gateway-${randomUUID()}`,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 500,
+    maxWaitTimeInMs: 500,
+  });
+  let joined = false;
+  let fetching = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    joined = true;
+  });
+  consumer.on(consumer.events.FETCH_START, () => {
+    fetching = joined;
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic: replyTopic, fromBeginning: false });
+  await consumer.run({
+    autoCommit: false,
+    eachMessage: ({ message }) => {
+      const correlationId = message.headers?.[HEADERS.correlationId];
+      const reply = decodeReply(message.value);
+      if (correlationId !== undefined && reply !== null)
+        waiter.deliver(correlationId.toString(), reply);
+      return Promise.resolve();
+    },
+  });
+  return {
+    isReady: () => fetching,
+    disconnect: () => consumer.disconnect(),
+  };
+}
