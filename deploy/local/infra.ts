@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stateRoot } from './paths.ts';
 import { assertPortFree } from './ports.ts';
-import { startLocalStack, type LocalStack } from './stack.ts';
+import { startLocalStack } from './stack.ts';
+import { stopOnSignal } from './stop-on-signal.ts';
 
 const USAGE = 'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra]';
 
@@ -41,31 +42,12 @@ async function main(): Promise<void> {
       'Ctrl-C stops both.',
     ].join('\n'),
   );
-  const stopping = stopOnSignal(stack);
+  const stopping = stopOnSignal('Kafka and the MongoDB-protocol server', () => stack.stop());
   await Promise.race([stack.kafka.process.exited, stack.mongo.process.exited]);
   if (stopping.requested) return;
   console.error(`A server exited unexpectedly; see the logs in ${stack.logDir}`);
   await stack.stop();
   process.exitCode = 1;
-}
-
-function stopOnSignal(stack: LocalStack): { requested: boolean } {
-  const stopping = { requested: false };
-  const stop = (signal: NodeJS.Signals) => {
-    stopping.requested = true;
-    console.log(`${signal}: stopping Kafka and the MongoDB-protocol server…`);
-    stack.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
-  return stopping;
 }
 
 function port(value: string, flag: string): number {

@@ -2,7 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished } from 'vitest';
 import { startGateway } from '../../services/gateway/src/gateway.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { startTestWriter, type WriterHarness } from './writer.ts';
+import { PARTITIONS, startTestWriter, type WriterHarness } from './writer.ts';
 
 export const TOKEN = 'test-token-6a1f';
 export const BODY_LIMIT_BYTES = 1_024;
@@ -28,6 +28,7 @@ export async function startTestGateway({
     replyTimeoutMs,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     topics: harness.topics,
+    partitions: PARTITIONS,
   });
   onTestFinished(() => gateway.stop());
   await expect

@@ -3,6 +3,7 @@ import { Kafka, logLevel, type IHeaders, type KafkaMessage, type Producer } from
 import { MongoClient, type Db } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Topics } from '../../shared/contracts/kafka.ts';
+import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { partitioner, uniqueName } from './kafka.ts';
@@ -117,15 +118,6 @@ export function json(received: ReceivedMessage | undefined): unknown {
 }
 
 async function createTopicsOnly(kafka: Kafka, topics: Topics): Promise<{ stop(): Promise<void> }> {
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [topics.create, topics.replies, topics.dlq].map((topic) => ({
-      topic,
-      numPartitions: PARTITIONS,
-    })),
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
+  await ensureTopics(kafka, topics, PARTITIONS);
   return { stop: () => Promise.resolve() };
 }

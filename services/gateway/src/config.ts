@@ -6,6 +6,7 @@ export const GatewayConfig = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   AUTH_TOKENS: Type.String({ minLength: 1, description: 'Comma-separated static bearer tokens' }),
   KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
+  KAFKA_PARTITIONS: Type.Integer({ default: 3, minimum: 1, maximum: 1000 }),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
   LOG_LEVEL: Type.Union(

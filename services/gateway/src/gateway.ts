@@ -1,5 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { TOPICS, type Topics } from '../../../shared/contracts/kafka.ts';
+import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { buildApp, type GatewayApp } from './app.ts';
 import { commandPublisher } from './command-publisher.ts';
@@ -13,7 +14,8 @@ export interface GatewayOptions {
   authTokens: readonly string[];
   replyTimeoutMs: number;
   bodyLimitBytes: number;
-  topics?: Pick<Topics, 'create' | 'replies'>;
+  partitions: number;
+  topics?: Topics;
 }
 
 export interface Gateway {
@@ -24,6 +26,7 @@ export interface Gateway {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const topics = options.topics ?? TOPICS;
+  await ensureTopics(options.kafka, topics, options.partitions);
   const waiter = replyWaiter();
   const [publisher, replies] = await Promise.all([
     commandPublisher(options.kafka, topics),

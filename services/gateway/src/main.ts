@@ -19,6 +19,7 @@ const gateway = await startGateway({
     .filter(Boolean),
   replyTimeoutMs: config.REPLY_TIMEOUT_MS,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  partitions: config.KAFKA_PARTITIONS,
 });
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
 

@@ -1,6 +1,7 @@
 import { Partitioners, type Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
+import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { runCommandConsumer } from './command-consumer.ts';
 import { plantStore } from './plant-store.ts';
@@ -23,7 +24,7 @@ export interface Writer {
 export async function startWriter(options: WriterOptions): Promise<Writer> {
   const topics = options.topics ?? TOPICS;
   const { kafka, logger } = options;
-  await createTopics(kafka, topics, options.partitions);
+  await ensureTopics(kafka, topics, options.partitions);
 
   const producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
@@ -46,23 +47,4 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
       await producer.disconnect();
     },
   };
-}
-
-async function createTopics(kafka: Kafka, topics: Topics, partitions: number): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = [topics.create, topics.replies, topics.dlq].filter(
-      (topic) => !existing.has(topic),
-    );
-    if (missing.length > 0) {
-      await admin.createTopics({
-        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
-        waitForLeaders: true,
-      });
-    }
-  } finally {
-    await admin.disconnect();
-  }
 }

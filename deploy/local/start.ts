@@ -1,0 +1,115 @@
+// `npm start`: the whole plant store on this machine (Kafka, the MongoDB-protocol server, one
+// gateway, one writer) until Ctrl-C. KAFKA_BROKERS and MONGODB_URI, when both are set, replace
+// the local servers.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
+import { projectRoot, stateRoot } from './paths.ts';
+import { assertPortFree } from './ports.ts';
+import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { startLocalStack, type LocalStack } from './stack.ts';
+import { stopOnSignal } from './stop-on-signal.ts';
+import { waitUntilReady } from './wait-until-ready.ts';
+
+const dir = join(stateRoot, 'start');
+const logDir = join(dir, 'logs');
+const port = Number(process.env.PORT ?? 3000);
+
+async function main(): Promise<void> {
+  const hint = 'Is `npm start` or `npm run infra` already running? Stop it, or set PORT.';
+  await assertPortFree(port, hint);
+  const stack = await serversFromEnvironmentOr(() => {
+    console.log(
+      'Starting Kafka and the MongoDB-protocol server (the first start provisions them)…',
+    );
+    return startLocalStack({ dir, kafkaPort: 9092, kafkaControllerPort: 9093, mongoPort: 27017 });
+  });
+  const token = process.env.AUTH_TOKENS ?? `dev-${randomBytes(18).toString('base64url')}`;
+  const env = {
+    ...process.env,
+    KAFKA_BROKERS: stack.kafkaBrokers,
+    MONGODB_URI: stack.mongoUri,
+    AUTH_TOKENS: token,
+    PORT: String(port),
+  };
+  const writer = startService('writer', env);
+  const gateway = startService('gateway', env);
+  const services = [writer, gateway];
+  const stopAll = async () => {
+    await gateway.stop();
+    await writer.stop();
+    await stack.stop();
+  };
+  const stopping = stopOnSignal('the gateway, the writer and the servers', stopAll);
+
+  try {
+    await waitUntilReady(writer, () => writerJoined(stack.kafkaBrokers), 60_000);
+    await waitUntilReady(gateway, () => gatewayReady(port), 60_000);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const url = `http://127.0.0.1:${port}`;
+  console.log(
+    [
+      `Plant store ready at ${url}`,
+      process.env.AUTH_TOKENS ? 'Token: one of AUTH_TOKENS' : `Development token: ${token}`,
+      `Try: curl -s -X POST ${url}/plants -H "Authorization: Bearer ${process.env.AUTH_TOKENS ? '<token>' : token}" -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "aroid"}'`,
+      `Logs: ${logDir} (gateway.log, writer.log${stack.logDir === logDir ? ', kafka.log, mongo.log' : ''})`,
+      'Ctrl-C stops everything.',
+    ].join('\n'),
+  );
+  await Promise.race(services.map((service) => service.exited));
+  if (stopping.requested) return;
+  console.error(`A service exited unexpectedly; see the logs in ${logDir}`);
+  await stopAll();
+  process.exitCode = 1;
+}
+
+type Servers = Pick<LocalStack, 'kafkaBrokers' | 'mongoUri' | 'logDir' | 'stop'>;
+
+async function serversFromEnvironmentOr(startLocal: () => Promise<Servers>): Promise<Servers> {
+  const { KAFKA_BROKERS, MONGODB_URI } = process.env;
+  if (KAFKA_BROKERS && MONGODB_URI) {
+    return {
+      kafkaBrokers: KAFKA_BROKERS,
+      mongoUri: MONGODB_URI,
+      logDir,
+      stop: () => Promise.resolve(),
+    };
+  }
+  return startLocal();
+}
+
+function startService(name: 'gateway' | 'writer', env: NodeJS.ProcessEnv): ServerProcess {
+  return startServerProcess({
+    name,
+    command: process.execPath,
+    args: [join(projectRoot, 'services', name, 'src', 'main.ts')],
+    env,
+    logFile: join(logDir, `${name}.log`),
+    stopTimeoutMs: 30_000,
+  });
+}
+
+async function writerJoined(brokers: string): Promise<void> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const [group] = (await admin.describeGroups([WRITER_GROUP])).groups;
+    if (group?.state !== 'Stable') throw new Error('the writer has not joined its group yet');
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function gatewayReady(gatewayPort: number): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`);
+  if (!response.ok) throw new Error(`readyz answered ${response.status}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
