@@ -3,6 +3,7 @@
 // the local servers.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { projectRoot, stateRoot } from './paths.ts';
@@ -12,9 +13,13 @@ import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
 
-const dir = join(stateRoot, 'start');
+const { values } = parseArgs({
+  options: { dir: { type: 'string', default: join(stateRoot, 'start') } },
+});
+const dir = values.dir;
 const logDir = join(dir, 'logs');
-const port = Number(process.env.PORT ?? 3000);
+const port = Number(process.env.PORT || 3000);
+const givenTokens = process.env.AUTH_TOKENS || undefined;
 
 async function main(): Promise<void> {
   const hint = 'Is `npm start` or `npm run infra` already running? Stop it, or set PORT.';
@@ -25,7 +30,7 @@ async function main(): Promise<void> {
     );
     return startLocalStack({ dir, kafkaPort: 9092, kafkaControllerPort: 9093, mongoPort: 27017 });
   });
-  const token = process.env.AUTH_TOKENS ?? `dev-${randomBytes(18).toString('base64url')}`;
+  const token = givenTokens ?? `dev-${randomBytes(18).toString('base64url')}`;
   const env = {
     ...process.env,
     KAFKA_BROKERS: stack.kafkaBrokers,
@@ -54,8 +59,8 @@ async function main(): Promise<void> {
   console.log(
     [
       `Plant store ready at ${url}`,
-      process.env.AUTH_TOKENS ? 'Token: one of AUTH_TOKENS' : `Development token: ${token}`,
-      `Try: curl -s -X POST ${url}/plants -H "Authorization: Bearer ${process.env.AUTH_TOKENS ? '<token>' : token}" -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "aroid"}'`,
+      givenTokens ? 'Token: one of AUTH_TOKENS' : `Development token: ${token}`,
+      `Try: curl -s -X POST ${url}/plants -H "Authorization: Bearer ${givenTokens ? '<token>' : token}" -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "aroid"}'`,
       `Logs: ${logDir} (gateway.log, writer.log${stack.logDir === logDir ? ', kafka.log, mongo.log' : ''})`,
       'Ctrl-C stops everything.',
     ].join('\n'),

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { isAlive } from '../deploy/local/orphans.ts';
+import { projectRoot } from '../deploy/local/paths.ts';
+import { freePort } from '../deploy/local/ports.ts';
+import { childPids } from './support/infra-process.ts';
+import { temporaryDirectory } from './support/local-servers.ts';
+
+describe('npm start', () => {
+  it('When started, then it prints a URL and a development token with which the README curl returns 200, and Ctrl-C stops everything', async () => {
+    const port = await freePort();
+    const dir = await temporaryDirectory();
+    const child = spawn(
+      process.execPath,
+      [join(projectRoot, 'deploy', 'local', 'start.ts'), '--dir', dir],
+      {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          KAFKA_BROKERS: inject('kafkaBrokers'),
+          MONGODB_URI: inject('mongoUri'),
+          AUTH_TOKENS: '',
+          MONGODB_DATABASE: `test-start-${port}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+    });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const ready = new Promise<void>((resolve, reject) => {
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ctrl-C stops everything.')) resolve();
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+      void exited.then(() => {
+        reject(new Error(`npm start exited early:\n${output}`));
+      });
+    });
+    await ready;
+    const services = childPids(child.pid ?? 0);
+    const token = /Development token: (\S+)/.exec(output)?.[1] ?? '';
+
+    const response = await fetch(`http://127.0.0.1:${port}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
+    });
+
+    expect(output).toContain(`Plant store ready at http://127.0.0.1:${port}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+    expect(services).toHaveLength(2);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(services.filter(isAlive)).toEqual([]);
+  });
+});
