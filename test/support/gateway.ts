@@ -1,13 +1,16 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished } from 'vitest';
-import { startGateway } from '../../services/gateway/src/gateway.ts';
+import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { PARTITIONS, startTestWriter, type WriterHarness } from './writer.ts';
 
 export const TOKEN = 'test-token-6a1f';
 export const BODY_LIMIT_BYTES = 1_024;
 
-export interface GatewayHarness extends WriterHarness {
+export type GatewayHarness = WriterHarness & TestGateway;
+
+export interface TestGateway {
+  readonly gateway: Gateway;
   post(
     payload: string | Buffer,
     headers?: InjectOptions['headers'],
@@ -21,6 +24,14 @@ export async function startTestGateway({
   replyTimeoutMs = 15_000,
 } = {}): Promise<GatewayHarness> {
   const harness = await startTestWriter({ writer });
+  return { ...harness, ...(await attachGateway(harness, { replyTimeoutMs })) };
+}
+
+/** Another ready gateway on the harness's topics, stopped when the test ends. */
+export async function attachGateway(
+  harness: WriterHarness,
+  { replyTimeoutMs = 15_000 } = {},
+): Promise<TestGateway> {
   const gateway = await startGateway({
     kafka: harness.kafka,
     logger: createLogger('gateway', 'warn'),
@@ -35,7 +46,7 @@ export async function startTestGateway({
     .poll(async () => (await gateway.app.inject('/readyz')).statusCode, { timeout: 15_000 })
     .toBe(200);
   return {
-    ...harness,
+    gateway,
     request: (options) => gateway.app.inject(options),
     post: (payload, headers = {}) =>
       gateway.app.inject({

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/logger.ts';
+import { startWriter } from '../../services/writer/src/writer.ts';
+import { uniqueName } from '../support/kafka.ts';
+import { int32, json, PARTITIONS, replyHeaders, startTestWriter } from '../support/writer.ts';
+
+describe('Writer stopped and started again', () => {
+  it('When commands are published while no writer runs, then a writer started later answers them', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const groupId = uniqueName('writers');
+    const options = {
+      kafka: harness.kafka,
+      db: harness.db,
+      topics: harness.topics,
+      groupId,
+      partitions: PARTITIONS,
+      logger: createLogger('writer', 'warn'),
+    };
+    const firstWriter = await startWriter(options);
+    await harness.producer.send({
+      topic: harness.topics.create,
+      messages: [
+        {
+          key: '1',
+          value: '{"id": 1, "name": "Before"}',
+          headers: replyHeaders(harness.topics.replies, int32(0)),
+        },
+      ],
+    });
+    await harness.received(harness.topics.replies, 1);
+    await firstWriter.stop();
+
+    await harness.producer.send({
+      topic: harness.topics.create,
+      messages: [
+        {
+          key: '2',
+          value: '{"id": 2, "name": "While down"}',
+          headers: replyHeaders(harness.topics.replies, int32(0)),
+        },
+      ],
+    });
+    const secondWriter = await startWriter(options);
+    const replies = await harness.received(harness.topics.replies, 2);
+    await secondWriter.stop();
+
+    expect(replies.map(json)).toEqual([
+      { status: 200, plant: { name: 'Before' } },
+      { status: 200, plant: { name: 'While down' } },
+    ]);
+  });
+});
