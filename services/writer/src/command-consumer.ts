@@ -59,9 +59,18 @@ async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps)
   );
 
   const outgoing: Outgoing[] = [];
-  valid.forEach(({ message }, index) => {
+  valid.forEach(({ message, plant }, index) => {
     const reply = outcomes[index];
-    if (reply !== undefined) outgoing.push(...replyTo(message, reply));
+    if (reply === undefined) return;
+    outgoing.push(...replyTo(message, reply));
+    deps.logger.debug(
+      {
+        requestId: headerText(message.headers, HEADERS.requestId),
+        plantId: plant.id.toString(),
+        status: reply.status,
+      },
+      'create command answered',
+    );
   });
   for (const { message, checked } of decoded) {
     if (checked.ok) continue;
