@@ -14,6 +14,8 @@ export interface AppDeps extends CreatePlantDeps {
   bodyLimitBytes: number;
   /** Whether replies can be received (the reply consumer is assigned and fetching). */
   isReady: () => boolean;
+  /** True from the moment a shutdown starts. */
+  isStopping: () => boolean;
 }
 
 const FASTIFY_ERRORS: Record<string, ApiError> = {
@@ -55,6 +57,13 @@ export async function buildApp(deps: AppDeps) {
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('notFound', `No route for ${request.method} ${request.url}`)),
   );
+
+  // Keep-alive connections that finish their request during a shutdown would otherwise hold
+  // close() open until their idle timeout (72 s): tell clients to reconnect elsewhere.
+  app.addHook('onSend', (_request, reply, _payload, done) => {
+    if (deps.isStopping()) reply.header('connection', 'close');
+    done();
+  });
 
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {

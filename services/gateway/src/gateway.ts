@@ -32,7 +32,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     commandPublisher(options.kafka, topics),
     startReplyConsumer(options.kafka, topics.replies, waiter),
   ]);
-  let stopping = false;
+  let stopped: Promise<void> | undefined;
   const app = await buildApp({
     logger: options.logger,
     verifyToken: staticTokenVerifier(options.authTokens),
@@ -40,14 +40,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     replyTimeoutMs: options.replyTimeoutMs,
     publisher,
     waiter,
-    isReady: () => !stopping && replies.isReady(),
+    isReady: () => stopped === undefined && replies.isReady(),
+    isStopping: () => stopped !== undefined,
   });
   return {
     app,
-    async stop() {
-      stopping = true;
-      await app.close();
-      await Promise.all([publisher.disconnect(), replies.disconnect()]);
+    stop() {
+      stopped ??= app.close().then(async () => {
+        await Promise.all([publisher.disconnect(), replies.disconnect()]);
+      });
+      return stopped;
     },
   };
 }
