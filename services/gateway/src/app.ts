@@ -7,6 +7,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 import { bearerAuth } from './bearer-auth.ts';
 import { createPlant, type CreatePlantDeps } from './create-plant.ts';
+import { openApiDocument } from './openapi.ts';
 
 export interface AppDeps extends CreatePlantDeps {
   logger: Logger;
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDeps) {
     done();
   });
 
+  app.get('/openapi.json', (request) => openApiDocument(`${request.protocol}://${request.host}`));
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {
     if (deps.isReady()) return { status: 'ready' };

@@ -1,0 +1,96 @@
+import { ERRORS, ErrorBody, type ErrorKind } from '../../../shared/contracts/errors.ts';
+import { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
+
+/** Statuses POST /plants answers besides 200, each with the `error` values it carries. */
+const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = {
+  '400': {
+    // The seed's wording; the examples name the three cases.
+    description: 'unexpected error',
+    errors: ['invalidPlant', 'invalidJson', 'conflictingPlant'],
+  },
+  '401': { description: 'missing, malformed or invalid bearer token', errors: ['unauthorized'] },
+  '413': { description: 'body larger than the configured limit', errors: ['bodyTooLarge'] },
+  '415': { description: 'Content-Type is not application/json', errors: ['unsupportedMediaType'] },
+  '500': { description: 'unexpected internal error', errors: ['internal'] },
+  '503': {
+    description: 'Kafka cannot take the command now; retry after Retry-After',
+    errors: ['unavailable'],
+  },
+  '504': {
+    description:
+      'no writer answered within the deadline; the outcome is unknown and an identical retry is safe',
+    errors: ['replyTimeout'],
+  },
+};
+
+/**
+ * The served OpenAPI document: the seed interface (same path, operation and schemas) plus every
+ * other status the service answers. Built from the TypeBox schemas the route validates with; the
+ * one translation is the id, a bigint after lossless parsing, which is an int64 integer on the wire.
+ */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  const errorResponse = (description: string, errors: ErrorKind[]) => ({
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: Object.fromEntries(
+          errors.map((kind) => [kind, { value: { error: ERRORS[kind].error, message: '…' } }]),
+        ),
+      },
+    },
+  });
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Plant Store',
+      description: 'A service that keeps a store of plants. One operation, which creates a plant.',
+      version: '1.0.0',
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/plants': {
+        post: {
+          summary: 'Creates a new plant in the store',
+          operationId: 'addPlant',
+          requestBody: {
+            description: 'Plant to add to the store',
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+          },
+          responses: {
+            '200': {
+              description: 'plant response',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
+            },
+            ...Object.fromEntries(
+              Object.entries(RESPONSES).map(([status, { description, errors }]) => [
+                status,
+                errorResponse(description, errors),
+              ]),
+            ),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        Plant,
+        NewPlant: {
+          allOf: [
+            { $ref: '#/components/schemas/Plant' },
+            {
+              type: 'object',
+              required: ['id'],
+              properties: { id: { ...NewPlant.properties.id, type: 'integer', format: 'int64' } },
+            },
+          ],
+        },
+        Error: ErrorBody,
+      },
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { projectRoot } from '../../deploy/local/paths.ts';
+import { startTestGateway } from '../support/gateway.ts';
+
+/** Every key of `seed` is in `served` with the same value; `served` may add keys. */
+function missingFrom(served: unknown, seed: unknown, path = '#'): string[] {
+  if (typeof seed !== 'object' || seed === null)
+    return served === seed ? [] : [`${path}: ${JSON.stringify(served)} ≠ ${JSON.stringify(seed)}`];
+  if (typeof served !== 'object' || served === null) return [`${path} missing`];
+  if (Array.isArray(seed)) {
+    return Array.isArray(served) &&
+      seed.every((item) => served.some((candidate) => missingFrom(candidate, item).length === 0))
+      ? []
+      : [`${path}: ${JSON.stringify(served)} lacks items of ${JSON.stringify(seed)}`];
+  }
+  return Object.entries(seed).flatMap(([key, value]) =>
+    missingFrom((served as Record<string, unknown>)[key], value, `${path}/${key}`),
+  );
+}
+
+describe('GET /openapi.json', () => {
+  it('When fetched without a token, then it is a superset of the seed interface listing every error status', async () => {
+    const gateway = await startTestGateway({ writer: false });
+    const seed: unknown = parse(
+      await readFile(join(projectRoot, 'docs', 'openapi.seed.yaml'), 'utf8'),
+    );
+
+    const response = await gateway.request({ method: 'GET', url: '/openapi.json' });
+
+    expect(response.statusCode).toBe(200);
+    const served = response.json<{
+      servers: unknown;
+      paths: { '/plants': { post: { responses: Record<string, unknown> } } };
+    }>();
+    expect(
+      missingFrom({ ...served, servers: undefined }, { ...(seed as object), servers: undefined }),
+    ).toEqual([]);
+    expect(Object.keys(served.paths['/plants'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '413',
+      '415',
+      '500',
+      '503',
+      '504',
+    ]);
+    expect(JSON.stringify(served.paths['/plants'].post.responses['400'])).toContain('4009');
+  });
+});
