@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
+import { cacheRoot } from '../../deploy/local/paths.ts';
+import { freePort } from '../../deploy/local/ports.ts';
+import { startGateway } from '../../services/gateway/src/gateway.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { TOKEN } from '../support/gateway.ts';
+import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+
+describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () => {
+  it('When the broker is gone, then 503/5030 with Retry-After instead of waiting for the reply deadline', async () => {
+    const dir = await temporaryDirectory();
+    const libsDir = await provisionKafka(cacheRoot(), join(dir, 'provision.log'));
+    const kafkaServer = await startKafka({
+      libsDir,
+      dir: join(dir, 'kafka'),
+      port: await freePort(),
+      controllerPort: await freePort(),
+      logFile: join(dir, 'kafka.log'),
+    });
+    onTestFinished(() => kafkaServer.stop());
+    const gateway = await startGateway({
+      kafka: new Kafka({
+        brokers: [kafkaServer.brokers],
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 1 },
+      }),
+      logger: createLogger('gateway', 'silent'),
+      authTokens: [TOKEN],
+      replyTimeoutMs: 60_000,
+      bodyLimitBytes: 1_024,
+      partitions: 1,
+    });
+    onTestFinished(() => gateway.stop());
+
+    await kafkaServer.stop();
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      payload: '{"id": 1, "name": "Fern"}',
+    });
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.json()).toEqual({
+      error: 5030,
+      message: 'Kafka cannot take the command now; retry shortly',
+    });
+  });
+});
