@@ -1,5 +1,17 @@
-import type { Static, TObject } from 'typebox';
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+
+/** Variables both services read. */
+export const sharedSettings = {
+  KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
+  KAFKA_PARTITIONS: Type.Integer({ default: 3, minimum: 1, maximum: 1000 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) =>
+      Type.Literal(level),
+    ),
+    { default: 'info' },
+  ),
+};
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -22,15 +34,23 @@ export function readConfig<Schema extends TObject>(
       return value === undefined || value === '' ? [] : [[name, value]];
     }),
   );
-  const config = Value.Convert(schema, Value.Default(schema, given));
-  if (Value.Check(schema, config)) return config;
-  const problems = [...Value.Errors(schema, config)].map((error) => {
-    const missing = (error.params as { requiredProperties?: string[] }).requiredProperties;
-    if (missing) return `${missing.join(', ')} must be set`;
-    const name = error.instancePath.slice(1);
-    return `${name} ${error.message} (got "${env[name] ?? ''}")`;
+  const config = Value.Convert(schema, Value.Default(schema, given)) as Record<string, unknown>;
+  const problems = Object.entries(schema.properties).flatMap(([name, property]) => {
+    const value = config[name];
+    if (value === undefined) return schema.required.includes(name) ? [`${name} must be set`] : [];
+    if (Value.Check(property, value)) return [];
+    return [`${name} ${expectation(property, value)} (got "${env[name] ?? ''}")`];
   });
-  throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  return config as Static<Schema>;
+}
+
+function expectation(property: TSchema, value: unknown): string {
+  if (Type.IsUnion(property)) {
+    return `must be one of ${property.anyOf.map((option) => String((option as { const?: unknown }).const)).join(', ')}`;
+  }
+  const [first] = Value.Errors(property, value);
+  return first?.message ?? 'is invalid';
 }
 
 /** For entry points: a configuration error is the operator's to fix, so no stack trace. */

@@ -22,7 +22,10 @@ describe('Configuration read at boot', () => {
         LOG_LEVEL: 'loud',
       }),
     ).toThrow(
-      /^Invalid configuration: KAFKA_BROKERS must be set; MONGODB_URI .*\(got "postgres:\/\/x"\); KAFKA_PARTITIONS .*\(got "many"\); LOG_LEVEL .*\(got "loud"\)$/,
+      'Invalid configuration: KAFKA_BROKERS must be set; ' +
+        'KAFKA_PARTITIONS must be integer (got "many"); ' +
+        'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud"); ' +
+        'MONGODB_URI must match pattern "^mongodb(\\+srv)?://" (got "postgres://x")',
     );
   });
 });
