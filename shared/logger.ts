@@ -1,11 +1,19 @@
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
 
-export function createLogger(service: string, level: LevelWithSilent = 'info'): Logger {
-  return pino({
-    name: service,
-    level,
-    redact: ['req.headers.authorization', 'headers.authorization', 'token'],
-  });
+/** JSON lines on stdout (or `destination`), with bearer tokens redacted. */
+export function createLogger(
+  service: string,
+  level: LevelWithSilent = 'info',
+  destination: DestinationStream = pino.destination(1),
+): Logger {
+  return pino(
+    {
+      name: service,
+      level,
+      redact: ['req.headers.authorization', 'headers.authorization', 'token'],
+    },
+    destination,
+  );
 }

@@ -25,3 +25,21 @@ describe('Gateway shut down under load', () => {
     await expect(fetch(`${address}/healthz`)).rejects.toThrow();
   });
 });
+
+describe('Gateway while it stops', () => {
+  it('When a request arrives after the shutdown began, then 503/5030 with Retry-After, in the Error shape', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const { gateway } = await attachGateway(harness);
+
+    const stopped = gateway.stop();
+    const response = await gateway.app.inject({ method: 'GET', url: '/readyz' });
+    await stopped;
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.json()).toEqual({
+      error: 5030,
+      message: 'Shutting down; retry on another instance',
+    });
+  });
+});

@@ -30,11 +30,11 @@ export async function startTestGateway({
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
 export async function attachGateway(
   harness: WriterHarness,
-  { replyTimeoutMs = 15_000 } = {},
+  { replyTimeoutMs = 15_000, logger = createLogger('gateway', 'warn') } = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
     kafka: harness.kafka,
-    logger: createLogger('gateway', 'warn'),
+    logger,
     authTokens: [TOKEN, 'second-token'],
     replyTimeoutMs,
     bodyLimitBytes: BODY_LIMIT_BYTES,

@@ -29,7 +29,10 @@ export interface WriterHarness {
  * `writer: false`, only its topics (nobody answers commands). Every message on the create, reply
  * and DLQ topics is observed.
  */
-export async function startTestWriter({ writer: running = true } = {}): Promise<WriterHarness> {
+export async function startTestWriter({
+  writer: running = true,
+  logger = createLogger('writer', 'warn'),
+} = {}): Promise<WriterHarness> {
   const kafka = new Kafka({
     clientId: 'writer-test',
     brokers: [inject('kafkaBrokers')],
@@ -50,7 +53,7 @@ export async function startTestWriter({ writer: running = true } = {}): Promise<
         topics,
         groupId: uniqueName('writers'),
         partitions: PARTITIONS,
-        logger: createLogger('writer', 'warn'),
+        logger,
       })
     : await createTopicsOnly(kafka, topics);
   const producer = kafka.producer({ createPartitioner: partitioner });

@@ -38,6 +38,8 @@ export async function buildApp(deps: AppDeps) {
     bodyLimit: deps.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // Fastify's own 503 while closing has its default error shape; the hook below answers instead.
+    return503OnClosing: false,
   });
   await app.register(fastifyAuth);
 
@@ -59,6 +61,13 @@ export async function buildApp(deps: AppDeps) {
     reply.code(404).send(errorBody('notFound', `No route for ${request.method} ${request.url}`)),
   );
 
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!deps.isStopping()) return;
+    await reply
+      .code(503)
+      .headers({ 'retry-after': '1', connection: 'close' })
+      .send(errorBody('unavailable', 'Shutting down; retry on another instance'));
+  });
   // Keep-alive connections that finish their request during a shutdown would otherwise hold
   // close() open until their idle timeout (72 s): tell clients to reconnect elsewhere.
   app.addHook('onSend', (_request, reply, _payload, done) => {
@@ -82,7 +91,7 @@ export async function buildApp(deps: AppDeps) {
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
       if (!checked.ok) return reply.code(400).send(checked.error);
-      const outcome = await createPlant(checked.plant, request.id, deps);
+      const outcome = await createPlant(checked.plant, request, deps);
       return reply
         .code(outcome.status)
         .send(outcome.status === 200 ? outcome.plant : outcome.error);

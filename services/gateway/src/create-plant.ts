@@ -5,6 +5,11 @@ import { ApiError } from './api-error.ts';
 import type { CommandPublisher } from './command-publisher.ts';
 import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
 
+/** The request's own logger, which carries its request id. */
+export interface RequestLog {
+  debug(details: object, message: string): void;
+}
+
 export interface CreatePlantDeps {
   publisher: CommandPublisher;
   waiter: ReplyWaiter;
@@ -14,7 +19,7 @@ export interface CreatePlantDeps {
 /** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
 export async function createPlant(
   plant: NewPlant,
-  requestId: string,
+  request: { id: string; log: RequestLog },
   deps: CreatePlantDeps,
 ): Promise<Reply> {
   const correlationId = randomUUID();
@@ -23,7 +28,7 @@ export async function createPlant(
     await deps.publisher.publish({
       plant,
       correlationId,
-      requestId,
+      requestId: request.id,
       deadline: Date.now() + deps.replyTimeoutMs,
     });
   } catch (error) {
@@ -33,6 +38,7 @@ export async function createPlant(
       headers: { 'retry-after': '1' },
     });
   }
+  request.log.debug({ correlationId, plantId: plant.id.toString() }, 'create command published');
   const outcome = await reply;
   if (outcome === TIMED_OUT) {
     throw new ApiError(

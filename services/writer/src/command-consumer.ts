@@ -66,6 +66,7 @@ async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps)
     deps.logger.debug(
       {
         requestId: headerText(message.headers, HEADERS.requestId),
+        correlationId: headerText(message.headers, HEADERS.correlationId),
         plantId: plant.id.toString(),
         status: reply.status,
       },
