@@ -20,6 +20,8 @@ export interface WriterHarness {
   topics: Topics;
   db: Db;
   producer: Producer;
+  /** Produces one create command asking for a reply on partition 0 of the reply topic. */
+  sendCommand(key: string, value: string | Buffer): Promise<void>;
   /** Every message that arrived on `topic` so far, waiting until there are `count`. */
   received(topic: string, count: number): Promise<ReceivedMessage[]>;
 }
@@ -84,6 +86,12 @@ export async function startTestWriter({
     topics,
     db,
     producer,
+    sendCommand: async (key, value) => {
+      await producer.send({
+        topic: topics.create,
+        messages: [{ key, value, headers: replyHeaders(topics.replies, int32(0)) }],
+      });
+    },
     received: (topic, count) =>
       new Promise((resolve) => {
         const check = () => {

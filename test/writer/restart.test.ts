@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { uniqueName } from '../support/kafka.ts';
-import { int32, json, PARTITIONS, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, PARTITIONS, startTestWriter } from '../support/writer.ts';
 
 describe('Writer stopped and started again', () => {
   it('When commands are published while no writer runs, then a writer started later answers them', async () => {
@@ -17,29 +17,11 @@ describe('Writer stopped and started again', () => {
       logger: createLogger('writer', 'warn'),
     };
     const firstWriter = await startWriter(options);
-    await harness.producer.send({
-      topic: harness.topics.create,
-      messages: [
-        {
-          key: '1',
-          value: '{"id": 1, "name": "Before"}',
-          headers: replyHeaders(harness.topics.replies, int32(0)),
-        },
-      ],
-    });
+    await harness.sendCommand('1', '{"id": 1, "name": "Before"}');
     await harness.received(harness.topics.replies, 1);
     await firstWriter.stop();
 
-    await harness.producer.send({
-      topic: harness.topics.create,
-      messages: [
-        {
-          key: '2',
-          value: '{"id": 2, "name": "While down"}',
-          headers: replyHeaders(harness.topics.replies, int32(0)),
-        },
-      ],
-    });
+    await harness.sendCommand('2', '{"id": 2, "name": "While down"}');
     const secondWriter = await startWriter(options);
     const replies = await harness.received(harness.topics.replies, 2);
     await secondWriter.stop();

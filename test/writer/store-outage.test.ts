@@ -10,7 +10,7 @@ import { startWriter } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
-import { int32, json, PARTITIONS, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, PARTITIONS, startTestWriter } from '../support/writer.ts';
 
 describe.skipIf(localServersUnavailable)('Writer while the store is down', () => {
   it('When the store is unreachable, then the command is neither answered nor committed, and after recovery it answers 200', async () => {
@@ -43,16 +43,7 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     });
 
     await store.stop();
-    await harness.producer.send({
-      topic: harness.topics.create,
-      messages: [
-        {
-          key: '9',
-          value: '{"id": 9, "name": "Orchid"}',
-          headers: replyHeaders(harness.topics.replies, int32(0)),
-        },
-      ],
-    });
+    await harness.sendCommand('9', '{"id": 9, "name": "Orchid"}');
     // Nothing can be observed happening, so give the writer time to (wrongly) answer or commit.
     await sleep(3_000);
     const admin = harness.kafka.admin();

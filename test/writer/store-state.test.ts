@@ -6,16 +6,10 @@ describe('Writer storage', () => {
   it('When a plant is created, then it is stored once as { _id: Int64, name, tag, createdAt } without unknown fields', async () => {
     const writer = await startTestWriter();
 
-    await writer.producer.send({
-      topic: writer.topics.create,
-      messages: [
-        {
-          key: '9007199254740993',
-          value: '{"id": 9007199254740993, "name": "Calathea", "tag": "prayer", "price": 12}',
-          headers: replyHeaders(writer.topics.replies, int32(0)),
-        },
-      ],
-    });
+    await writer.sendCommand(
+      '9007199254740993',
+      '{"id": 9007199254740993, "name": "Calathea", "tag": "prayer", "price": 12}',
+    );
     await writer.received(writer.topics.replies, 1);
 
     const stored = await writer.db.collection<StoredPlant>('plants').find().toArray();
