@@ -19,6 +19,39 @@ describe('POST /plants', () => {
     expect(stored).not.toHaveProperty('price');
   });
 
+  it('When a plant is posted, then the command on Kafka is keyed by id, carries the reply headers and no unknown field', async () => {
+    const gateway = await startTestGateway();
+
+    await gateway.post('{"id": 9007199254740993, "name": "Fern", "color": "green"}', {
+      'x-request-id': 'req-1',
+    });
+
+    const [command] = await gateway.received(gateway.topics.create, 1);
+    expect(command?.message.key?.toString()).toBe('9007199254740993');
+    expect(command?.message.value?.toString()).toBe('{"id":9007199254740993,"name":"Fern"}');
+    const headers = Object.fromEntries(
+      Object.entries(command?.message.headers ?? {}).map(([name, value]) => [
+        name,
+        value?.toString(),
+      ]),
+    );
+    expect(headers).toMatchObject({
+      kafka_replyTopic: gateway.topics.replies,
+      'content-type': 'application/json',
+      'x-request-id': 'req-1',
+      kafka_correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
+      'x-deadline': expect.stringMatching(/^\d{13}$/) as string,
+    });
+  });
+
+  it('When /healthz is asked, then it answers 200 without a token', async () => {
+    const gateway = await startTestGateway({ writer: false });
+
+    const response = await gateway.request({ method: 'GET', url: '/healthz' });
+
+    expect([response.statusCode, response.json()]).toEqual([200, { status: 'ok' }]);
+  });
+
   it.each(['9007199254740993', '-9223372036854775807'])(
     'When id is %s, then it is stored and answered exactly',
     async (id) => {
