@@ -3,13 +3,17 @@ import fastifyAuth from '@fastify/auth';
 import Fastify, { type FastifyError } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
+import type { NewPlant } from '../../../shared/contracts/plant.ts';
+import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 import { bearerAuth } from './bearer-auth.ts';
-import { createPlant, type CreatePlantDeps } from './create-plant.ts';
+import type { RequestLog } from './create-plant.ts';
 import { openApiDocument } from './openapi.ts';
 
-export interface AppDeps extends CreatePlantDeps {
+export interface AppDeps {
+  /** The use case behind POST /plants; its reply is the HTTP answer. */
+  createPlant: (plant: NewPlant, request: { id: string; log: RequestLog }) => Promise<Reply>;
   logger: Logger;
   verifyToken: (token: string) => boolean;
   bodyLimitBytes: number;
@@ -91,7 +95,7 @@ export async function buildApp(deps: AppDeps) {
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
       if (!checked.ok) return reply.code(400).send(checked.error);
-      const outcome = await createPlant(checked.plant, request, deps);
+      const outcome = await deps.createPlant(checked.plant, request);
       return reply
         .code(outcome.status)
         .send(outcome.status === 200 ? outcome.plant : outcome.error);

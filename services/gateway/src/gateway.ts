@@ -4,6 +4,7 @@ import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { buildApp, type GatewayApp } from './app.ts';
 import { commandPublisher } from './command-publisher.ts';
+import { createPlant } from './create-plant.ts';
 import { startReplyConsumer } from './reply-consumer.ts';
 import { replyWaiter } from './reply-waiter.ts';
 import { staticTokenVerifier } from './static-tokens.ts';
@@ -37,9 +38,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: options.logger,
     verifyToken: staticTokenVerifier(options.authTokens),
     bodyLimitBytes: options.bodyLimitBytes,
-    replyTimeoutMs: options.replyTimeoutMs,
-    publisher,
-    waiter,
+    createPlant: (plant, request) =>
+      createPlant(plant, request, { publisher, waiter, replyTimeoutMs: options.replyTimeoutMs }),
     isReady: () => stopped === undefined && replies.isReady(),
     isStopping: () => stopped !== undefined,
   });
