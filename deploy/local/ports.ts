@@ -17,11 +17,8 @@ export function freePort(): Promise<number> {
 }
 
 export class PortInUseError extends Error {
-  readonly port: number;
-
   constructor(port: number, hint: string) {
     super(`${LOOPBACK}:${port} is already in use. ${hint}`);
-    this.port = port;
     this.name = 'PortInUseError';
   }
 }

@@ -29,8 +29,6 @@ const ALTERNATIVE =
   'KAFKA_BROKERS and MONGODB_URI at running servers.';
 
 export class MissingToolError extends Error {
-  readonly missing: readonly Tool[];
-
   constructor(missing: readonly Tool[]) {
     super(
       [
@@ -40,7 +38,6 @@ export class MissingToolError extends Error {
       ].join('\n'),
     );
     this.name = 'MissingToolError';
-    this.missing = missing;
   }
 }
 

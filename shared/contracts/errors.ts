@@ -13,7 +13,6 @@ export const ERRORS = {
   conflictingPlant: { error: 4009, status: 400 },
   unauthorized: { error: 4010, status: 401 },
   notFound: { error: 4040, status: 404 },
-  methodNotAllowed: { error: 4050, status: 405 },
   bodyTooLarge: { error: 4130, status: 413 },
   unsupportedMediaType: { error: 4150, status: 415 },
   tooManyRequests: { error: 4290, status: 429 },
