@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
-import { projectRoot, stateRoot } from './paths.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { stateRoot } from './paths.ts';
 import { assertPortFree } from './ports.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { groupIsStable, httpIsReady } from './readiness.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
@@ -38,8 +38,8 @@ async function main(): Promise<void> {
     AUTH_TOKENS: token,
     PORT: String(port),
   };
-  const writer = startService('writer', env);
-  const gateway = startService('gateway', env);
+  const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env, logDir });
+  const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
   const services = [writer, gateway];
   const stopAll = async () => {
     await gateway.stop();
@@ -49,8 +49,8 @@ async function main(): Promise<void> {
   const stopping = stopOnSignal('the gateway, the writer and the servers', stopAll);
 
   try {
-    await waitUntilReady(writer, () => writerJoined(stack.kafkaBrokers), 60_000);
-    await waitUntilReady(gateway, () => gatewayReady(port), 60_000);
+    await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+    await waitUntilReady(gateway, () => httpIsReady(`http://127.0.0.1:${port}`), 60_000);
   } catch (error) {
     await stopAll();
     throw error;
@@ -85,33 +85,6 @@ async function serversFromEnvironmentOr(startLocal: () => Promise<Servers>): Pro
     };
   }
   return startLocal();
-}
-
-function startService(name: 'gateway' | 'writer', env: NodeJS.ProcessEnv): ServerProcess {
-  return startServerProcess({
-    name,
-    command: process.execPath,
-    args: [join(projectRoot, 'services', name, 'src', 'main.ts')],
-    env,
-    logFile: join(logDir, `${name}.log`),
-    stopTimeoutMs: 30_000,
-  });
-}
-
-async function writerJoined(brokers: string): Promise<void> {
-  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const [group] = (await admin.describeGroups([WRITER_GROUP])).groups;
-    if (group?.state !== 'Stable') throw new Error('the writer has not joined its group yet');
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function gatewayReady(gatewayPort: number): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`);
-  if (!response.ok) throw new Error(`readyz answered ${response.status}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,149 @@
+// `npm run bench`: ceiling, direct and e2e side by side on one machine, in one run, each on
+// fresh ids; writes bench/results/<time>.{json,md} and exits 1 when any request failed.
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MongoClient } from 'mongodb';
+import { WRITER_GROUP } from '../shared/contracts/kafka.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '../deploy/local/node-service.ts';
+import { projectRoot, stateRoot } from '../deploy/local/paths.ts';
+import { freePort } from '../deploy/local/ports.ts';
+import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
+import type { ServerProcess } from '../deploy/local/server-process.ts';
+import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
+import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { loadPlants, type LoadResult } from './load.ts';
+import { sampleProcesses, type ProcessUsage } from './process-stats.ts';
+import { toMarkdown, type VariantResult } from './report.ts';
+
+const { values } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '64' },
+    duration: { type: 'string', default: '10' },
+    partitions: { type: 'string', default: '3' },
+    sequential: { type: 'string', default: '1000' },
+  },
+});
+const connections = Number(values.connections);
+const duration = Number(values.duration);
+const sequential = Number(values.sequential);
+const startedAt = new Date().toISOString().replaceAll(':', '-');
+const dir = join(stateRoot, 'bench', startedAt);
+const logDir = join(dir, 'logs');
+const token = `bench-${randomBytes(12).toString('base64url')}`;
+
+type Variant = 'ceiling' | 'direct' | 'e2e';
+const ID_RANGES: Record<Variant, bigint> = {
+  ceiling: 1n << 40n,
+  direct: 2n << 40n,
+  e2e: 3n << 40n,
+};
+
+async function startVariant(
+  variant: Variant,
+  stack: LocalStack,
+  port: number,
+): Promise<ServerProcess[]> {
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    AUTH_TOKENS: token,
+    KAFKA_BROKERS: stack.kafkaBrokers,
+    MONGODB_URI: stack.mongoUri,
+    KAFKA_PARTITIONS: values.partitions,
+    LOG_LEVEL: 'warn',
+  };
+  const url = `http://127.0.0.1:${port}`;
+  if (variant !== 'e2e') {
+    const server = startNodeService({
+      name: variant,
+      script: 'bench/servers/baseline.ts',
+      args: [variant],
+      env,
+      logDir,
+    });
+    await waitUntilReady(server, () => httpIsReady(url), 30_000);
+    return [server];
+  }
+  const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env, logDir });
+  const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
+  await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+  await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
+  return [gateway, writer];
+}
+
+async function measure(variant: Variant, stack: LocalStack): Promise<VariantResult> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const services = await startVariant(variant, stack, port);
+  try {
+    const firstId = ID_RANGES[variant];
+    const sampler = sampleProcesses(
+      [...services, stack.kafka.process, stack.mongo.process].map(({ name, pid }) => ({
+        name,
+        pid,
+      })),
+    );
+    const load = await loadPlants({ url, token, connections, duration, firstId });
+    const usage: ProcessUsage[] = sampler.stop();
+    const seq: LoadResult | null =
+      variant === 'ceiling'
+        ? null
+        : await loadPlants({
+            url,
+            token,
+            connections: 1,
+            amount: sequential,
+            firstId: firstId + (1n << 32n),
+          });
+    return { variant, load, sequential: seq, usage };
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+  }
+}
+
+async function documentsStored(stack: LocalStack): Promise<number> {
+  const client = await new MongoClient(stack.mongoUri).connect();
+  try {
+    return await client.db('plantstore').collection('plants').countDocuments();
+  } finally {
+    await client.close();
+  }
+}
+
+console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
+const stack = await startLocalStack({ dir });
+try {
+  const results: VariantResult[] = [];
+  for (const variant of ['ceiling', 'direct', 'e2e'] as const) {
+    console.log(`${variant}: ${connections} connections for ${duration} s…`);
+    results.push(await measure(variant, stack));
+  }
+  const report = {
+    startedAt,
+    machine: { cores: cpus().length, node: process.version },
+    settings: {
+      connections,
+      duration,
+      partitions: Number(values.partitions),
+      sequential,
+      store: stack.mongoServer,
+    },
+    documentsStoredAtEnd: await documentsStored(stack),
+    results,
+  };
+  const markdown = toMarkdown(report);
+  const resultsDir = join(projectRoot, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(join(resultsDir, `${startedAt}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(resultsDir, `${startedAt}.md`), markdown);
+  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md}`);
+  const failed = results.some(({ load, sequential: seq }) =>
+    [load, seq].some((run) => run !== null && run.non2xx + run.errors > 0),
+  );
+  process.exitCode = failed ? 1 : 0;
+} finally {
+  await stack.stop();
+}

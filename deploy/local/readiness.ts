@@ -1,0 +1,19 @@
+import { Kafka, logLevel } from 'kafkajs';
+
+/** Resolves once a consumer group has members and a settled assignment. */
+export async function groupIsStable(brokers: string, groupId: string): Promise<void> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const [group] = (await admin.describeGroups([groupId])).groups;
+    if (group?.state !== 'Stable') throw new Error(`group ${groupId} is not stable yet`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Resolves once `GET <url>/readyz` answers 2xx. */
+export async function httpIsReady(url: string): Promise<void> {
+  const response = await fetch(`${url}/readyz`);
+  if (!response.ok) throw new Error(`readyz answered ${response.status}`);
+}
