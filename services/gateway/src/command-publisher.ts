@@ -1,7 +1,8 @@
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
+import { sendBatcher } from './send-batcher.ts';
 
 export interface CreateCommand {
   plant: NewPlant;
@@ -18,7 +19,8 @@ export interface CommandPublisher {
 /**
  * Produces create commands keyed by plant id (murmur2, like the Java client, so every command
  * for one id lands on one partition). Retries are short: a broker that cannot take the command
- * must turn into a 503 well within the HTTP deadline, not into a hang.
+ * must turn into a 503 well within the HTTP deadline, not into a hang. Under load, commands
+ * that queue behind a send in flight go out together in the next one.
  */
 export async function commandPublisher(
   kafka: Kafka,
@@ -29,27 +31,22 @@ export async function commandPublisher(
     retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
   });
   await producer.connect();
+  const send = sendBatcher<Message>(async (messages) => {
+    await producer.send({ topic: topics.create, acks: -1, timeout: 2_000, messages });
+  });
   return {
-    async publish({ plant, correlationId, requestId, deadline }) {
-      await producer.send({
-        topic: topics.create,
-        acks: -1,
-        timeout: 2_000,
-        messages: [
-          {
-            key: plant.id.toString(),
-            value: stringifyJson(plant),
-            headers: {
-              [HEADERS.correlationId]: correlationId,
-              [HEADERS.replyTopic]: topics.replies,
-              [HEADERS.contentType]: 'application/json',
-              [HEADERS.requestId]: requestId,
-              [HEADERS.deadline]: String(deadline),
-            },
-          },
-        ],
-      });
-    },
+    publish: ({ plant, correlationId, requestId, deadline }) =>
+      send({
+        key: plant.id.toString(),
+        value: stringifyJson(plant),
+        headers: {
+          [HEADERS.correlationId]: correlationId,
+          [HEADERS.replyTopic]: topics.replies,
+          [HEADERS.contentType]: 'application/json',
+          [HEADERS.requestId]: requestId,
+          [HEADERS.deadline]: String(deadline),
+        },
+      }),
     disconnect: () => producer.disconnect(),
   };
 }
