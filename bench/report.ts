@@ -14,6 +14,7 @@ export interface Report {
     connections: number;
     duration: number;
     partitions: number;
+    writers: number;
     sequential: number;
     store: string;
   };
@@ -57,6 +58,7 @@ export function toMarkdown(report: Report): string {
     `# Benchmark ${report.startedAt}`,
     '',
     `${settings.connections} connections × ${settings.duration} s per variant, ${settings.partitions} partitions, ` +
+      `${settings.writers} writer(s), ` +
       `store ${settings.store}; ${report.documentsStoredAtEnd} documents stored at the end.`,
     '',
     '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process |',

@@ -1,5 +1,5 @@
 // `npm run bench`: ceiling, direct and e2e side by side on one machine, in one run, each on
-// fresh ids; writes bench/results/<time>.{json,md} and exits 1 when any request failed.
+// fresh ids; writes bench/results/<time>.{json,md,svg} and exits 1 when any request failed.
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -14,6 +14,7 @@ import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
 import { sampleProcesses, type ProcessUsage } from './process-stats.ts';
 import { toMarkdown, type VariantResult } from './report.ts';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     partitions: { type: 'string', default: '3' },
     sequential: { type: 'string', default: '1000' },
+    writers: { type: 'string', default: '1' },
   },
 });
 const connections = Number(values.connections);
@@ -67,11 +69,15 @@ async function startVariant(
     await waitUntilReady(server, () => httpIsReady(url), 30_000);
     return [server];
   }
-  const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env, logDir });
+  const writers = Array.from({ length: Number(values.writers) }, (_, index) =>
+    startNodeService({ name: `writer-${index + 1}`, script: WRITER_MAIN, env, logDir }),
+  );
   const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
-  await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+  for (const writer of writers) {
+    await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+  }
   await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
-  return [gateway, writer];
+  return [gateway, ...writers];
 }
 
 async function measure(variant: Variant, stack: LocalStack): Promise<VariantResult> {
@@ -128,6 +134,7 @@ try {
       connections,
       duration,
       partitions: Number(values.partitions),
+      writers: Number(values.writers),
       sequential,
       store: stack.mongoServer,
     },
@@ -139,7 +146,11 @@ try {
   await mkdir(resultsDir, { recursive: true });
   await writeFile(join(resultsDir, `${startedAt}.json`), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(resultsDir, `${startedAt}.md`), markdown);
-  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md}`);
+  await writeFile(
+    join(resultsDir, `${startedAt}.svg`),
+    toSvg(results, `${connections} connections, ${duration} s, ${stack.mongoServer}`),
+  );
+  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg}`);
   const failed = results.some(({ load, sequential: seq }) =>
     [load, seq].some((run) => run !== null && run.non2xx + run.errors > 0),
   );
