@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { isAlive } from '../deploy/local/orphans.ts';
@@ -59,5 +60,36 @@ describe('npm start', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(services.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe('npm start when its servers’ ports are taken', () => {
+  it('When 127.0.0.1:9092 is in use, then it exits at once, naming the port and how to use the running servers', async () => {
+    const holder = createServer().listen(9092, '127.0.0.1');
+    await new Promise<void>((resolve) => {
+      holder.once('listening', resolve);
+      holder.once('error', () => {
+        resolve();
+      });
+    });
+    onTestFinished(() => {
+      holder.close();
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()) };
+    delete env.KAFKA_BROKERS;
+    delete env.MONGODB_URI;
+
+    const result = spawnSync(
+      process.execPath,
+      [join(projectRoot, 'deploy', 'local', 'start.ts'), '--dir', await temporaryDirectory()],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    );
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('127.0.0.1:9092 is already in use');
+    expect(result.stderr).toContain('KAFKA_BROKERS and MONGODB_URI');
   });
 });

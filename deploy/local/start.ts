@@ -24,11 +24,15 @@ const givenTokens = process.env.AUTH_TOKENS || undefined;
 async function main(): Promise<void> {
   const hint = 'Is `npm start` or `npm run infra` already running? Stop it, or set PORT.';
   await assertPortFree(port, hint);
-  const stack = await serversFromEnvironmentOr(() => {
+  const stack = await serversFromEnvironmentOr(async () => {
+    const ports = { kafkaPort: 9092, kafkaControllerPort: 9093, mongoPort: 27017 };
+    const serversHint =
+      'Is `npm run infra` or another Kafka/MongoDB running? Stop it, or set KAFKA_BROKERS and MONGODB_URI to use it.';
+    for (const taken of Object.values(ports)) await assertPortFree(taken, serversHint);
     console.log(
       'Starting Kafka and the MongoDB-protocol server (the first start provisions them)…',
     );
-    return startLocalStack({ dir, kafkaPort: 9092, kafkaControllerPort: 9093, mongoPort: 27017 });
+    return startLocalStack({ dir, ...ports });
   });
   const token = givenTokens ?? `dev-${randomBytes(18).toString('base64url')}`;
   const env = {
