@@ -26,6 +26,7 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '3' },
     sequential: { type: 'string', default: '1000' },
     writers: { type: 'string', default: '1' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
 const connections = Number(values.connections);
@@ -120,7 +121,10 @@ async function documentsStored(stack: LocalStack): Promise<number> {
 }
 
 console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
-const stack = await startLocalStack({ dir });
+if (values.store !== 'sqlite' && values.store !== 'postgresql') {
+  throw new Error(`--store must be sqlite or postgresql, got "${values.store}"`);
+}
+const stack = await startLocalStack({ dir, store: values.store });
 try {
   const results: VariantResult[] = [];
   for (const variant of ['ceiling', 'direct', 'e2e'] as const) {

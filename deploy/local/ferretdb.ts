@@ -40,17 +40,23 @@ export async function provisionFerretDb(cache: string, logFile: string): Promise
   return join(home, 'ferretdb');
 }
 
+/** Where FerretDB keeps the data: SQLite files in its directory, or a PostgreSQL database. */
+export type FerretDbBackend = { handler: 'sqlite' } | { handler: 'postgresql'; url: string };
+
 export async function startFerretDb(
   binary: string,
   options: MongoServerOptions,
+  backend: FerretDbBackend = { handler: 'sqlite' },
 ): Promise<MongoServer> {
   await mkdir(options.dir, { recursive: true });
   const server = startServerProcess({
-    name: `FerretDB ${FERRETDB_VERSION}`,
+    name: `FerretDB ${FERRETDB_VERSION} on ${backend.handler === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
     command: binary,
     args: [
-      '--handler=sqlite',
-      `--sqlite-url=file:${options.dir}/`,
+      `--handler=${backend.handler}`,
+      backend.handler === 'sqlite'
+        ? `--sqlite-url=file:${options.dir}/`
+        : `--postgresql-url=${backend.url}`,
       `--listen-addr=${LOOPBACK}:${options.port}`,
       '--repl-set-name=rs0',
       '--telemetry=disable',

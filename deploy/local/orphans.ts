@@ -31,7 +31,11 @@ export function reapOrphans(): void {
     const pid = Number.parseInt(file, 10);
     const entry = readEntry(join(registry, file));
     if (entry && isAlive(entry.owner)) continue;
-    if (entry && commandLineOf(pid) === entry.args.join('\0')) process.kill(pid, 'SIGKILL');
+    const commandLine = commandLineOf(pid);
+    // A suffix: a wrapper that execs (setpriv) leaves only the wrapped command's arguments.
+    if (entry && commandLine && entry.args.join('\0').endsWith(commandLine)) {
+      process.kill(pid, 'SIGKILL');
+    }
     forgetServer(pid);
   }
 }

@@ -3,6 +3,7 @@ import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './ferretd
 import { KAFKA_CACHE_NAME, provisionKafka, startKafka, type KafkaServer } from './kafka.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { startMongod } from './mongod.ts';
+import { startFerretDbOnPostgres } from './postgres.ts';
 import { cacheRoot } from './paths.ts';
 import { freePort } from './ports.ts';
 import { isProvisioned } from './provision-cache.ts';
@@ -16,6 +17,8 @@ export interface LocalStackOptions {
   kafkaControllerPort?: number;
   mongoPort?: number;
   cache?: string;
+  /** FerretDB's backend when no `mongod` is on PATH: SQLite (default) or a local PostgreSQL. */
+  store?: 'sqlite' | 'postgresql';
 }
 
 export interface LocalStack {
@@ -45,7 +48,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     provisionKafka(cache, provisionLog),
     mongod === null
       ? provisionFerretDb(cache, provisionLog).then(
-          (binary) => (mongoOptions: MongoServerOptions) => startFerretDb(binary, mongoOptions),
+          (binary) => (mongoOptions: MongoServerOptions) =>
+            options.store === 'postgresql'
+              ? startFerretDbOnPostgres(binary, mongoOptions)
+              : startFerretDb(binary, mongoOptions),
         )
       : (mongoOptions: MongoServerOptions) => startMongod(mongod, mongoOptions),
   ]);
