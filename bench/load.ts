@@ -17,6 +17,8 @@ export interface LoadOptions {
   /** Seconds, or a fixed number of requests. */
   duration?: number;
   amount?: number;
+  /** Requests per second over all connections; unlimited when absent. */
+  overallRate?: number;
   /** Every request creates a new plant: ids count up from here. */
   firstId: bigint;
 }
@@ -30,6 +32,7 @@ export async function loadPlants(options: LoadOptions): Promise<LoadResult> {
     ...(options.amount === undefined
       ? { duration: options.duration ?? 10 }
       : { amount: options.amount }),
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
     method: 'POST',
     headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
     requests: [

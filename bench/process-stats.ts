@@ -39,7 +39,7 @@ function cpuTicks(pid: number): number {
   }
 }
 
-function rssKiB(pid: number): number {
+export function rssKiB(pid: number): number {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   } catch {

@@ -1,11 +1,19 @@
 import type { LoadResult } from './load.ts';
 import type { ProcessUsage } from './process-stats.ts';
 
+export interface SoakResult {
+  seconds: number;
+  rate: number;
+  load: LoadResult;
+  rss: { name: string; startMiB: number; endMiB: number; growthPercent: number }[];
+}
+
 export interface VariantResult {
   variant: string;
   load: LoadResult;
   sequential: LoadResult | null;
   usage: ProcessUsage[];
+  soak: SoakResult | null;
 }
 
 export interface Report {
@@ -54,6 +62,21 @@ export function toMarkdown(report: Report): string {
           `- sequential median e2e − direct: ${((e2e.sequential?.p50 ?? 0) - (direct.sequential?.p50 ?? 0)).toFixed(2)} ms`,
         ]
       : [];
+  const soak = report.results.find((result) => result.soak !== null)?.soak;
+  const soakLines = soak
+    ? [
+        `Soak: e2e at ${soak.rate} req/s (80 % of its peak) for ${soak.seconds} s: ` +
+          `${soak.load.requestsPerSecond} req/s, p99 ${soak.load.p99} ms, ${soak.load.non2xx} non-2xx, ${soak.load.errors} errors.`,
+        '',
+        '| process | RSS at start MiB | RSS at end MiB | growth |',
+        '|---|---|---|---|',
+        ...soak.rss.map(
+          ({ name, startMiB, endMiB, growthPercent }) =>
+            `| ${name} | ${startMiB} | ${endMiB} | ${growthPercent} % |`,
+        ),
+        '',
+      ]
+    : [];
   return [
     `# Benchmark ${report.startedAt}`,
     '',
@@ -73,5 +96,6 @@ export function toMarkdown(report: Report): string {
     '',
     ...ratios,
     '',
+    ...soakLines,
   ].join('\n');
 }

@@ -16,8 +16,8 @@ import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
-import { sampleProcesses, type ProcessUsage } from './process-stats.ts';
-import { toMarkdown, type VariantResult } from './report.ts';
+import { rssKiB, sampleProcesses, type ProcessUsage } from './process-stats.ts';
+import { toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,11 +27,13 @@ const { values } = parseArgs({
     sequential: { type: 'string', default: '1000' },
     writers: { type: 'string', default: '1' },
     store: { type: 'string', default: 'sqlite' },
+    soak: { type: 'string', default: '0' },
   },
 });
 const connections = Number(values.connections);
 const duration = Number(values.duration);
 const sequential = Number(values.sequential);
+const soakSeconds = Number(values.soak);
 const startedAt = new Date().toISOString().replaceAll(':', '-');
 const dir = join(stateRoot, 'bench', startedAt);
 const logDir = join(dir, 'logs');
@@ -105,10 +107,46 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
             amount: sequential,
             firstId: firstId + (1n << 32n),
           });
-    return { variant, load, sequential: seq, usage };
+    const soak =
+      variant === 'e2e' && soakSeconds > 0 ? await soakAt80Percent(url, services, load) : null;
+    return { variant, load, sequential: seq, usage, soak };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
   }
+}
+
+/** The e2e services under 80 % of their measured peak for --soak seconds: does their RSS grow? */
+async function soakAt80Percent(
+  url: string,
+  services: readonly ServerProcess[],
+  peak: LoadResult,
+): Promise<SoakResult> {
+  const rate = Math.round(peak.requestsPerSecond * 0.8);
+  console.log(`soak: ${rate} req/s for ${soakSeconds} s…`);
+  const before = services.map(({ pid }) => rssKiB(pid));
+  const load = await loadPlants({
+    url,
+    token,
+    connections,
+    duration: soakSeconds,
+    overallRate: rate,
+    firstId: ID_RANGES.e2e + (2n << 32n),
+  });
+  return {
+    seconds: soakSeconds,
+    rate,
+    load,
+    rss: services.map(({ name, pid }, index) => {
+      const start = before[index] ?? 0;
+      const end = rssKiB(pid);
+      return {
+        name,
+        startMiB: Math.round(start / 102.4) / 10,
+        endMiB: Math.round(end / 102.4) / 10,
+        growthPercent: start === 0 ? 0 : Math.round(((end - start) / start) * 1000) / 10,
+      };
+    }),
+  };
 }
 
 async function documentsStored(stack: LocalStack): Promise<number> {
@@ -155,8 +193,8 @@ try {
     toSvg(results, `${connections} connections, ${duration} s, ${stack.mongoServer}`),
   );
   console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg}`);
-  const failed = results.some(({ load, sequential: seq }) =>
-    [load, seq].some((run) => run !== null && run.non2xx + run.errors > 0),
+  const failed = results.some(({ load, sequential: seq, soak }) =>
+    [load, seq, soak?.load ?? null].some((run) => run !== null && run.non2xx + run.errors > 0),
   );
   process.exitCode = failed ? 1 : 0;
 } finally {
