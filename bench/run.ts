@@ -77,7 +77,11 @@ async function startVariant(
   );
   const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
   for (const writer of writers) {
-    await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+    await waitUntilReady(
+      writer,
+      () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP, writers.length),
+      60_000,
+    );
   }
   await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
   return [gateway, ...writers];

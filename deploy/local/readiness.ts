@@ -1,12 +1,14 @@
 import { Kafka, logLevel } from 'kafkajs';
 
-/** Resolves once a consumer group has members and a settled assignment. */
-export async function groupIsStable(brokers: string, groupId: string): Promise<void> {
+/** Resolves once a consumer group has at least `members` members and a settled assignment. */
+export async function groupIsStable(brokers: string, groupId: string, members = 1): Promise<void> {
   const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const [group] = (await admin.describeGroups([groupId])).groups;
-    if (group?.state !== 'Stable') throw new Error(`group ${groupId} is not stable yet`);
+    if (group?.state !== 'Stable' || group.members.length < members) {
+      throw new Error(`group ${groupId} is not stable with ${members} member(s) yet`);
+    }
   } finally {
     await admin.disconnect();
   }
