@@ -5,7 +5,9 @@ export interface SoakResult {
   seconds: number;
   rate: number;
   load: LoadResult;
-  rss: { name: string; startMiB: number; endMiB: number; growthPercent: number }[];
+  processes: string[];
+  /** RSS of each process (in the order of `processes`) every 10 s, from the start of the soak. */
+  samples: { second: number; rssMiB: number[] }[];
 }
 
 export interface VariantResult {
@@ -23,6 +25,7 @@ export interface Report {
     duration: number;
     partitions: number;
     writers: number;
+    gateways: number;
     sequential: number;
     store: string;
   };
@@ -31,71 +34,84 @@ export interface Report {
 }
 
 const ratio = (a: number, b: number) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
+const verdict = (met: boolean) => (met ? 'met' : '**missed**');
+const growth = (from: number, to: number) =>
+  from === 0 ? 0 : Math.round(((to - from) / from) * 1000) / 10;
 
 export function toMarkdown(report: Report): string {
   const { settings } = report;
-  const rows = report.results.map(
-    ({ variant, load, usage }) =>
-      `| ${variant} | ${load.requestsPerSecond} | ${load.p50} | ${load.p90} | ${load.p99} | ${load.non2xx} | ${load.errors} | ` +
-      usage
-        .map(
-          ({ name, maxRssMiB, cpuSeconds }) =>
-            `${name} ${maxRssMiB} MiB / ${cpuSeconds.toFixed(1)} s`,
-        )
-        .join('<br>') +
-      ' |',
-  );
-  const sequentialRows = report.results.flatMap(({ variant, sequential }) =>
-    sequential === null
-      ? []
-      : [
-          `| ${variant} | ${sequential.p50} | ${sequential.p99} | ${sequential.non2xx + sequential.errors} |`,
-        ],
-  );
-  const direct = report.results.find(({ variant }) => variant === 'direct');
-  const e2e = report.results.find(({ variant }) => variant === 'e2e');
-  const ratios =
-    direct && e2e
-      ? [
-          `- throughput e2e/direct: ${ratio(e2e.load.requestsPerSecond, direct.load.requestsPerSecond)}`,
-          `- p99 e2e/direct: ${ratio(e2e.load.p99, direct.load.p99)}`,
-          `- sequential median e2e − direct: ${((e2e.sequential?.p50 ?? 0) - (direct.sequential?.p50 ?? 0)).toFixed(2)} ms`,
-        ]
-      : [];
-  const soak = report.results.find((result) => result.soak !== null)?.soak;
-  const soakLines = soak
-    ? [
-        `Soak: e2e at ${soak.rate} req/s (80 % of its peak) for ${soak.seconds} s: ` +
-          `${soak.load.requestsPerSecond} req/s, p99 ${soak.load.p99} ms, ${soak.load.non2xx} non-2xx, ${soak.load.errors} errors.`,
-        '',
-        '| process | RSS at start MiB | RSS at end MiB | growth |',
-        '|---|---|---|---|',
-        ...soak.rss.map(
-          ({ name, startMiB, endMiB, growthPercent }) =>
-            `| ${name} | ${startMiB} | ${endMiB} | ${growthPercent} % |`,
-        ),
-        '',
-      ]
-    : [];
   return [
     `# Benchmark ${report.startedAt}`,
     '',
     `${settings.connections} connections × ${settings.duration} s per variant, ${settings.partitions} partitions, ` +
-      `${settings.writers} writer(s), ` +
+      `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
       `store ${settings.store}; ${report.documentsStoredAtEnd} documents stored at the end.`,
     '',
     '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows,
+    ...report.results.map(variantRow),
     '',
     `Sequential: one client, ${settings.sequential} creates.`,
     '',
     '| variant | median ms | p99 ms | failed |',
     '|---|---|---|---|',
-    ...sequentialRows,
+    ...report.results.flatMap(({ variant, sequential }) =>
+      sequential === null
+        ? []
+        : [
+            `| ${variant} | ${sequential.p50} | ${sequential.p99} | ${sequential.non2xx + sequential.errors} |`,
+          ],
+    ),
     '',
-    ...ratios,
+    ...targetLines(report.results),
     '',
-    ...soakLines,
+    ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
   ].join('\n');
+}
+
+function variantRow({ variant, load, usage }: VariantResult): string {
+  const processes = usage
+    .map(
+      ({ name, maxRssMiB, cpuSeconds }) => `${name} ${maxRssMiB} MiB / ${cpuSeconds.toFixed(1)} s`,
+    )
+    .join('<br>');
+  return `| ${variant} | ${load.requestsPerSecond} | ${load.p50} | ${load.p90} | ${load.p99} | ${load.non2xx} | ${load.errors} | ${processes} |`;
+}
+
+function targetLines(results: readonly VariantResult[]): string[] {
+  const direct = results.find(({ variant }) => variant === 'direct');
+  const e2e = results.find(({ variant }) => variant === 'e2e');
+  if (direct === undefined || e2e === undefined) return [];
+  const throughput = e2e.load.requestsPerSecond / Math.max(1, direct.load.requestsPerSecond);
+  const lines = [
+    `- throughput e2e/direct: ${ratio(e2e.load.requestsPerSecond, direct.load.requestsPerSecond)} (target ≥ 1.5×: ${verdict(throughput >= 1.5)})`,
+    `- p99 e2e/direct: ${ratio(e2e.load.p99, direct.load.p99)} (target ≤ 1×: ${verdict(e2e.load.p99 <= direct.load.p99)})`,
+  ];
+  if (e2e.sequential !== null && direct.sequential !== null) {
+    const extra = e2e.sequential.p50 - direct.sequential.p50;
+    lines.push(
+      `- sequential median e2e − direct: ${extra.toFixed(2)} ms (target ≤ 3 ms: ${verdict(extra <= 3)})`,
+    );
+  }
+  return lines;
+}
+
+function soakLines(soak: SoakResult | null): string[] {
+  if (soak === null) return [];
+  const first = soak.samples[0]?.rssMiB ?? [];
+  const last = soak.samples.at(-1)?.rssMiB ?? [];
+  const settled = soak.samples.find(({ second }) => second >= 60)?.rssMiB ?? first;
+  return [
+    `Soak: e2e at ${soak.rate} req/s (80 % of its peak) for ${soak.seconds} s: ` +
+      `${soak.load.requestsPerSecond} req/s, p99 ${soak.load.p99} ms, ${soak.load.non2xx} non-2xx, ${soak.load.errors} errors.`,
+    '',
+    '| process | RSS at start MiB | at 60 s | at end | growth start → end (target < 10 %) | growth 60 s → end |',
+    '|---|---|---|---|---|---|',
+    ...soak.processes.map((name, index) => {
+      const [start, mid, end] = [first[index] ?? 0, settled[index] ?? 0, last[index] ?? 0];
+      const total = growth(start, end);
+      return `| ${name} | ${start} | ${mid} | ${end} | ${total} % (${verdict(total < 10)}) | ${growth(mid, end)} % |`;
+    }),
+    '',
+  ];
 }

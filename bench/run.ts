@@ -13,6 +13,7 @@ import { freePort } from '../deploy/local/ports.ts';
 import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
+import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
@@ -26,6 +27,8 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '3' },
     sequential: { type: 'string', default: '1000' },
     writers: { type: 'string', default: '1' },
+    gateways: { type: 'string', default: '1' },
+    variants: { type: 'string', default: 'ceiling,direct,e2e' },
     store: { type: 'string', default: 'sqlite' },
     soak: { type: 'string', default: '0' },
   },
@@ -39,43 +42,59 @@ const dir = join(stateRoot, 'bench', startedAt);
 const logDir = join(dir, 'logs');
 const token = `bench-${randomBytes(12).toString('base64url')}`;
 
-type Variant = 'ceiling' | 'direct' | 'e2e';
+const VARIANTS = ['ceiling', 'direct', 'e2e'] as const;
+type Variant = (typeof VARIANTS)[number];
+const isVariant = (name: string): name is Variant => (VARIANTS as readonly string[]).includes(name);
+const variants = values.variants.split(',').map((name) => name.trim());
+const unknownVariant = variants.find((name) => !isVariant(name));
+if (unknownVariant !== undefined) {
+  throw new Error(`--variants takes ${VARIANTS.join(', ')}; got "${unknownVariant}"`);
+}
 const ID_RANGES: Record<Variant, bigint> = {
   ceiling: 1n << 40n,
   direct: 2n << 40n,
   e2e: 3n << 40n,
 };
 
-async function startVariant(
-  variant: Variant,
-  stack: LocalStack,
-  port: number,
-): Promise<ServerProcess[]> {
+interface Started {
+  services: ServerProcess[];
+  urls: string[];
+}
+
+async function startVariant(variant: Variant, stack: LocalStack): Promise<Started> {
   const env = {
     ...process.env,
-    PORT: String(port),
     AUTH_TOKENS: token,
     KAFKA_BROKERS: stack.kafkaBrokers,
     MONGODB_URI: stack.mongoUri,
     KAFKA_PARTITIONS: values.partitions,
     LOG_LEVEL: 'warn',
   };
-  const url = `http://127.0.0.1:${port}`;
   if (variant !== 'e2e') {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
     const server = startNodeService({
       name: variant,
       script: 'bench/servers/baseline.ts',
       args: [variant],
-      env,
+      env: { ...env, PORT: String(port) },
       logDir,
     });
     await waitUntilReady(server, () => httpIsReady(url), 30_000);
-    return [server];
+    return { services: [server], urls: [url] };
   }
   const writers = Array.from({ length: Number(values.writers) }, (_, index) =>
     startNodeService({ name: `writer-${index + 1}`, script: WRITER_MAIN, env, logDir }),
   );
-  const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
+  const ports = await Promise.all(Array.from({ length: Number(values.gateways) }, freePort));
+  const gateways = ports.map((port, index) =>
+    startNodeService({
+      name: ports.length === 1 ? 'gateway' : `gateway-${index + 1}`,
+      script: GATEWAY_MAIN,
+      env: { ...env, PORT: String(port) },
+      logDir,
+    }),
+  );
   for (const writer of writers) {
     await waitUntilReady(
       writer,
@@ -83,14 +102,17 @@ async function startVariant(
       60_000,
     );
   }
-  await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
-  return [gateway, ...writers];
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  await Promise.all(
+    gateways.map((gateway, index) =>
+      waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
+    ),
+  );
+  return { services: [...gateways, ...writers], urls };
 }
 
 async function measure(variant: Variant, stack: LocalStack): Promise<VariantResult> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const services = await startVariant(variant, stack, port);
+  const { services, urls } = await startVariant(variant, stack);
   try {
     const firstId = ID_RANGES[variant];
     const sampler = sampleProcesses(
@@ -99,20 +121,20 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
         pid,
       })),
     );
-    const load = await loadPlants({ url, token, connections, duration, firstId });
+    const load = await loadPlants({ urls, token, connections, duration, firstId });
     const usage: ProcessUsage[] = sampler.stop();
     const seq: LoadResult | null =
       variant === 'ceiling'
         ? null
         : await loadPlants({
-            url,
+            urls: urls.slice(0, 1),
             token,
             connections: 1,
             amount: sequential,
             firstId: firstId + (1n << 32n),
           });
     const soak =
-      variant === 'e2e' && soakSeconds > 0 ? await soakAt80Percent(url, services, load) : null;
+      variant === 'e2e' && soakSeconds > 0 ? await soakAt80Percent(urls, services, load) : null;
     return { variant, load, sequential: seq, usage, soak };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
@@ -121,35 +143,34 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
 
 /** The e2e services under 80 % of their measured peak for --soak seconds: does their RSS grow? */
 async function soakAt80Percent(
-  url: string,
+  urls: readonly string[],
   services: readonly ServerProcess[],
   peak: LoadResult,
 ): Promise<SoakResult> {
   const rate = Math.round(peak.requestsPerSecond * 0.8);
   console.log(`soak: ${rate} req/s for ${soakSeconds} s…`);
-  const before = services.map(({ pid }) => rssKiB(pid));
+  const startedAt = Date.now();
+  const rssMiB = () => services.map(({ pid }) => Math.round(rssKiB(pid) / 102.4) / 10);
+  const samples = [{ second: 0, rssMiB: rssMiB() }];
+  const sampler = setInterval(() => {
+    samples.push({ second: Math.round((Date.now() - startedAt) / 1000), rssMiB: rssMiB() });
+  }, 10_000);
   const load = await loadPlants({
-    url,
+    urls,
     token,
     connections,
     duration: soakSeconds,
     overallRate: rate,
     firstId: ID_RANGES.e2e + (2n << 32n),
   });
+  clearInterval(sampler);
+  samples.push({ second: soakSeconds, rssMiB: rssMiB() });
   return {
     seconds: soakSeconds,
     rate,
     load,
-    rss: services.map(({ name, pid }, index) => {
-      const start = before[index] ?? 0;
-      const end = rssKiB(pid);
-      return {
-        name,
-        startMiB: Math.round(start / 102.4) / 10,
-        endMiB: Math.round(end / 102.4) / 10,
-        growthPercent: start === 0 ? 0 : Math.round(((end - start) / start) * 1000) / 10,
-      };
-    }),
+    processes: services.map(({ name }) => name),
+    samples,
   };
 }
 
@@ -167,9 +188,11 @@ if (values.store !== 'sqlite' && values.store !== 'postgresql') {
   throw new Error(`--store must be sqlite or postgresql, got "${values.store}"`);
 }
 const stack = await startLocalStack({ dir, store: values.store });
+// The services die with this process (SIGKILL on exit); the servers are stopped in order.
+stopOnSignal('the benchmark', () => stack.stop());
 try {
   const results: VariantResult[] = [];
-  for (const variant of ['ceiling', 'direct', 'e2e'] as const) {
+  for (const variant of variants.filter(isVariant)) {
     console.log(`${variant}: ${connections} connections for ${duration} s…`);
     results.push(await measure(variant, stack));
   }
@@ -181,6 +204,7 @@ try {
       duration,
       partitions: Number(values.partitions),
       writers: Number(values.writers),
+      gateways: Number(values.gateways),
       sequential,
       store: stack.mongoServer,
     },

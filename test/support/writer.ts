@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type IHeaders, type KafkaMessage, type Producer } from 'kafkajs';
+import type { IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
+import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { partitioner, uniqueName } from './kafka.ts';
@@ -35,11 +36,7 @@ export async function startTestWriter({
   writer: running = true,
   logger = createLogger('writer', 'warn'),
 } = {}): Promise<WriterHarness> {
-  const kafka = new Kafka({
-    clientId: 'writer-test',
-    brokers: [inject('kafkaBrokers')],
-    logLevel: logLevel.WARN,
-  });
+  const kafka = kafkaClient('writer-test', inject('kafkaBrokers'));
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const db = client.db(`test-${randomUUID()}`);
   const prefix = uniqueName('test');

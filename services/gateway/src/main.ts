@@ -1,6 +1,6 @@
 // `npm run start:gateway`: one gateway process against KAFKA_BROKERS.
-import { Kafka, logLevel } from 'kafkajs';
 import { configOrExit } from '../../../shared/config.ts';
+import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
@@ -8,11 +8,7 @@ import { startGateway } from './gateway.ts';
 const config = configOrExit(() => readGatewayConfig());
 const logger = createLogger('gateway', config.LOG_LEVEL);
 const gateway = await startGateway({
-  kafka: new Kafka({
-    clientId: 'plant-store-gateway',
-    brokers: config.KAFKA_BROKERS.split(','),
-    logLevel: logLevel.WARN,
-  }),
+  kafka: kafkaClient('plant-store-gateway', config.KAFKA_BROKERS),
   logger,
   authTokens: config.AUTH_TOKENS.split(',')
     .map((token) => token.trim())

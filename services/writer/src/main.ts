@@ -1,7 +1,7 @@
 // `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
-import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { configOrExit } from '../../../shared/config.ts';
+import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { readWriterConfig } from './config.ts';
 import { startWriter } from './writer.ts';
@@ -9,11 +9,7 @@ import { startWriter } from './writer.ts';
 const config = configOrExit(() => readWriterConfig());
 const logger = createLogger('writer', config.LOG_LEVEL);
 const mongo = new MongoClient(config.MONGODB_URI, { useBigInt64: true });
-const kafka = new Kafka({
-  clientId: 'plant-store-writer',
-  brokers: config.KAFKA_BROKERS.split(','),
-  logLevel: logLevel.WARN,
-});
+const kafka = kafkaClient('plant-store-writer', config.KAFKA_BROKERS);
 
 await mongo.connect();
 const writer = await startWriter({

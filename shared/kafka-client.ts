@@ -1,0 +1,20 @@
+import { connect } from 'node:net';
+import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+
+/**
+ * kafkajs's own sockets keep Nagle's algorithm on, so a small request written while an earlier
+ * one is unacknowledged (a produce beside a fetch in flight) waits for the peer's ACK. Commands
+ * and replies are small and latency-bound: send them at once.
+ */
+const noDelaySocket: ISocketFactory = ({ host, port, onConnect }) =>
+  connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, onConnect);
+
+/** The Kafka client of a plant-store service: plaintext brokers from a comma-separated list. */
+export function kafkaClient(clientId: string, brokers: string): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: brokers.split(',').map((broker) => broker.trim()),
+    logLevel: logLevel.WARN,
+    socketFactory: noDelaySocket,
+  });
+}
