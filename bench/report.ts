@@ -23,6 +23,7 @@ export interface Report {
   settings: {
     connections: number;
     duration: number;
+    warmup: number;
     partitions: number;
     writers: number;
     gateways: number;
@@ -43,7 +44,8 @@ export function toMarkdown(report: Report): string {
   return [
     `# Benchmark ${report.startedAt}`,
     '',
-    `${settings.connections} connections × ${settings.duration} s per variant, ${settings.partitions} partitions, ` +
+    `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
+      `${settings.partitions} partitions, ` +
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
       `store ${settings.store}; ${report.documentsStoredAtEnd} documents stored at the end.`,
     '',

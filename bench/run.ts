@@ -23,7 +23,8 @@ import { toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 const { values } = parseArgs({
   options: {
     connections: { type: 'string', default: '64' },
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '15' },
     partitions: { type: 'string', default: '3' },
     sequential: { type: 'string', default: '1000' },
     writers: { type: 'string', default: '1' },
@@ -35,6 +36,7 @@ const { values } = parseArgs({
 });
 const connections = Number(values.connections);
 const duration = Number(values.duration);
+const warmup = Number(values.warmup);
 const sequential = Number(values.sequential);
 const soakSeconds = Number(values.soak);
 const startedAt = new Date().toISOString().replaceAll(':', '-');
@@ -115,6 +117,16 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
   const { services, urls } = await startVariant(variant, stack);
   try {
     const firstId = ID_RANGES[variant];
+    // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
+    if (warmup > 0) {
+      await loadPlants({
+        urls,
+        token,
+        connections,
+        duration: warmup,
+        firstId: firstId + (3n << 32n),
+      });
+    }
     const sampler = sampleProcesses(
       [...services, stack.kafka.process, stack.mongo.process].map(({ name, pid }) => ({
         name,
@@ -202,6 +214,7 @@ try {
     settings: {
       connections,
       duration,
+      warmup,
       partitions: Number(values.partitions),
       writers: Number(values.writers),
       gateways: Number(values.gateways),

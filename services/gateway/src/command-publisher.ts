@@ -2,7 +2,7 @@ import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
-import { sendBatcher } from './send-batcher.ts';
+import { coalescer } from '../../../shared/coalescer.ts';
 
 export interface CreateCommand {
   plant: NewPlant;
@@ -31,8 +31,9 @@ export async function commandPublisher(
     retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
   });
   await producer.connect();
-  const send = sendBatcher<Message>(async (messages) => {
+  const send = coalescer<Message, undefined>(async (messages) => {
     await producer.send({ topic: topics.create, acks: -1, timeout: 2_000, messages });
+    return messages.map(() => undefined);
   });
   return {
     publish: ({ plant, correlationId, requestId, deadline }) =>

@@ -12,8 +12,8 @@ export interface ReplyConsumer {
 
 /**
  * Reads every reply on the shared reply topic in a consumer group of this instance's own, and
- * hands each to the waiter, which drops those another gateway is waiting for. No offsets are
- * committed: a restarted gateway has nobody waiting for old replies.
+ * hands the waiter those this instance waits for; the others belong to other gateways and are not
+ * even parsed. No offsets are committed: a restarted gateway has nobody waiting for old replies.
  */
 export async function startReplyConsumer(
   kafka: Kafka,
@@ -38,11 +38,13 @@ export async function startReplyConsumer(
   await consumer.subscribe({ topic: replyTopic, fromBeginning: false });
   await consumer.run({
     autoCommit: false,
-    eachMessage: ({ message }) => {
-      const correlationId = message.headers?.[HEADERS.correlationId];
-      const reply = decodeReply(message.value);
-      if (correlationId !== undefined && reply !== null)
-        waiter.deliver(correlationId.toString(), reply);
+    eachBatch: ({ batch }) => {
+      for (const message of batch.messages) {
+        const correlationId = message.headers?.[HEADERS.correlationId]?.toString();
+        if (correlationId === undefined || !waiter.isWaitingFor(correlationId)) continue;
+        const reply = decodeReply(message.value);
+        if (reply !== null) waiter.deliver(correlationId, reply);
+      }
       return Promise.resolve();
     },
   });

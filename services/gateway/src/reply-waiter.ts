@@ -6,6 +6,7 @@ export interface ReplyWaiter {
   /** Register before publishing: a reply may arrive before the send is acknowledged. */
   waitFor(correlationId: string, timeoutMs: number): Promise<Reply | typeof TIMED_OUT>;
   cancel(correlationId: string): void;
+  isWaitingFor(correlationId: string): boolean;
   /** Replies for requests this instance does not wait for belong to other gateways. */
   deliver(correlationId: string, reply: Reply): void;
   readonly waiting: number;
@@ -34,6 +35,7 @@ export function replyWaiter(): ReplyWaiter {
     cancel: (correlationId) => {
       settle(correlationId, TIMED_OUT);
     },
+    isWaitingFor: (correlationId) => pending.has(correlationId),
     deliver: settle,
     get waiting() {
       return pending.size;

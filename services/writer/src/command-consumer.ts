@@ -6,10 +6,13 @@ import type {
   Message,
   Producer,
   TopicMessages,
+  TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
+import { coalescer } from '../../../shared/coalescer.ts';
 import type { ErrorBody } from '../../../shared/contracts/errors.ts';
 import { HEADERS, readReplyPartition, type Topics } from '../../../shared/contracts/kafka.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
+import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createPlants } from './create-plants.ts';
@@ -23,16 +26,24 @@ export interface CommandConsumerDeps {
   logger: Logger;
 }
 
+/** How many partitions' batches one writer answers at once, sharing its round trips. */
+const PARTITIONS_AT_ONCE = 16;
+
 /**
- * Consumes create commands a batch at a time: one insert, at most one read, one send of every
- * reply and DLQ copy (acks=all), and only then one commit. A batch that fails (the store is
- * down) is neither answered nor committed, so it is processed again after recovery.
+ * Consumes create commands a batch per partition: one insert, at most one read, one send of
+ * every reply and DLQ copy (acks=all), and only then one commit. The batches of several
+ * partitions in hand at once share those round trips (ids never span partitions, so per-id order
+ * holds). A batch that fails (the store is down) is neither answered nor committed, so it is
+ * processed again after recovery.
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<void> {
+  const roundTrips = sharedRoundTrips(deps);
   await deps.consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
   await deps.consumer.run({
+    autoCommit: false,
     eachBatchAutoResolve: false,
-    eachBatch: (payload) => answerBatch(payload, deps),
+    partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+    eachBatch: (payload) => answerBatch(payload, deps, roundTrips),
   });
 }
 
@@ -41,7 +52,37 @@ interface Outgoing {
   message: Message;
 }
 
-async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps): Promise<void> {
+interface RoundTrips {
+  create(plants: NewPlant[]): Promise<Reply[]>;
+  send(outgoing: Outgoing[]): Promise<void>;
+  commit(offset: TopicPartitionOffsetAndMetadata): Promise<void>;
+}
+
+function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
+  return {
+    create: coalescer<NewPlant[], Reply[]>(async (batches) => {
+      const replies = await createPlants(batches.flat(), deps.store);
+      let start = 0;
+      return batches.map((plants) => replies.slice(start, (start += plants.length)));
+    }),
+    send: coalescer<Outgoing[], undefined>(async (batches) => {
+      const outgoing = batches.flat();
+      if (outgoing.length > 0)
+        await deps.producer.sendBatch({ acks: -1, topicMessages: groupByTopic(outgoing) });
+      return batches.map(() => undefined);
+    }),
+    commit: coalescer<TopicPartitionOffsetAndMetadata, undefined>(async (offsets) => {
+      await deps.consumer.commitOffsets(offsets);
+      return offsets.map(() => undefined);
+    }),
+  };
+}
+
+async function answerBatch(
+  payload: EachBatchPayload,
+  deps: CommandConsumerDeps,
+  roundTrips: RoundTrips,
+): Promise<void> {
   const { batch } = payload;
   const last = batch.messages.at(-1);
   if (last === undefined || !payload.isRunning() || payload.isStale()) return;
@@ -53,10 +94,7 @@ async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps)
   const valid = decoded.flatMap(({ message, checked }) =>
     checked.ok ? [{ message, plant: checked.plant }] : [],
   );
-  const outcomes = await createPlants(
-    valid.map(({ plant }) => plant),
-    deps.store,
-  );
+  const outcomes = await roundTrips.create(valid.map(({ plant }) => plant));
 
   const outgoing: Outgoing[] = [];
   valid.forEach(({ message, plant }, index) => {
@@ -86,11 +124,14 @@ async function answerBatch(payload: EachBatchPayload, deps: CommandConsumerDeps)
     outgoing.push(deadLetter(message, deps.topics.dlq, checked.error));
     outgoing.push(...replyTo(message, { status: 400, error: checked.error }));
   }
-  if (outgoing.length > 0)
-    await deps.producer.sendBatch({ acks: -1, topicMessages: groupByTopic(outgoing) });
+  await roundTrips.send(outgoing);
 
   payload.resolveOffset(last.offset);
-  await payload.commitOffsetsIfNecessary();
+  await roundTrips.commit({
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: (BigInt(last.offset) + 1n).toString(),
+  });
   deps.logger.debug(
     { partition: batch.partition, commands: batch.messages.length },
     'batch answered',
@@ -138,8 +179,11 @@ function deadLetter(command: KafkaMessage, topic: string, error: ErrorBody): Out
 
 function groupByTopic(outgoing: readonly Outgoing[]): TopicMessages[] {
   const byTopic = new Map<string, Message[]>();
-  for (const { topic, message } of outgoing)
-    byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+  for (const { topic, message } of outgoing) {
+    const messages = byTopic.get(topic);
+    if (messages === undefined) byTopic.set(topic, [message]);
+    else messages.push(message);
+  }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 

@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { sendBatcher } from '../../services/gateway/src/send-batcher.ts';
+import { coalescer } from '../../shared/coalescer.ts';
 
 function controllableSend() {
   const batches: number[][] = [];
   const releases: ((error?: Error) => void)[] = [];
   const sendAll = (items: number[]) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<number[]>((resolve, reject) => {
       batches.push(items);
       releases.push((error) => {
         if (error) reject(error);
-        else resolve();
+        else resolve(items.map((item) => item * 10));
       });
     });
   return { batches, releases, sendAll };
 }
 
-describe('Send batcher', () => {
+describe('Coalescer', () => {
   it('When idle, then a call is sent at once; calls made during a send go out together next', async () => {
     const { batches, releases, sendAll } = controllableSend();
-    const send = sendBatcher(sendAll);
+    const send = coalescer(sendAll);
 
     const first = send(1);
     expect(batches).toEqual([[1]]);
@@ -35,7 +35,7 @@ describe('Send batcher', () => {
 
   it('When a send fails, then only the calls it carried fail', async () => {
     const { batches, releases, sendAll } = controllableSend();
-    const send = sendBatcher(sendAll);
+    const send = coalescer(sendAll);
 
     const first = send(1);
     const second = send(2);
@@ -44,13 +44,13 @@ describe('Send batcher', () => {
     await Promise.resolve();
     releases[1]?.();
 
-    await expect(second).resolves.toBeUndefined();
+    await expect(second).resolves.toBe(20);
     expect(batches).toEqual([[1], [2]]);
   });
 
   it('When more calls queue than a batch may hold, then they are split', async () => {
     const { batches, releases, sendAll } = controllableSend();
-    const send = sendBatcher(sendAll, 2);
+    const send = coalescer(sendAll, 2);
 
     const calls = [send(1), send(2), send(3), send(4), send(5)];
     for (let index = 0; index < 3; index++) {
@@ -60,5 +60,25 @@ describe('Send batcher', () => {
     await Promise.all(calls);
 
     expect(batches).toEqual([[1], [2, 3], [4, 5]]);
+  });
+
+  it('When calls go out together, then each settles with its own result', async () => {
+    const { releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll);
+
+    const first = send(1);
+    const together = [send(2), send(3)];
+    releases[0]?.();
+    await first;
+    await Promise.resolve();
+    releases[1]?.();
+
+    await expect(Promise.all([first, ...together])).resolves.toEqual([10, 20, 30]);
+  });
+
+  it('When a run answers fewer results than items, then the unanswered calls fail', async () => {
+    const send = coalescer<number, number>(() => Promise.resolve([]));
+
+    await expect(send(1)).rejects.toThrow('coalesced run answered 0 of 1');
   });
 });

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/logger.ts';
+import { startWriter } from '../../services/writer/src/writer.ts';
+import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import { uniqueName } from '../support/kafka.ts';
+import { int32, json, PARTITIONS, replyHeaders, startTestWriter } from '../support/writer.ts';
+
+describe('Writer answering several partitions at once', () => {
+  it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once, and commits every partition to its end', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const commands = Array.from({ length: PARTITIONS * 10 }, (_, index) => ({
+      partition: index % PARTITIONS,
+      id: 700 + index,
+      name: `Plant ${index}`,
+    }));
+    // A foreign producer that ignores keys: the same id on two partitions, with two names.
+    commands.push(
+      { partition: 0, id: 900, name: 'First' },
+      { partition: 1, id: 900, name: 'Second' },
+    );
+    const sent = commands.map((command) => ({
+      ...command,
+      headers: replyHeaders(harness.topics.replies, int32(0)),
+    }));
+    await harness.producer.send({
+      topic: harness.topics.create,
+      messages: sent.map(({ partition, id, name, headers }) => ({
+        partition,
+        key: String(id),
+        value: JSON.stringify({ id, name }),
+        headers,
+      })),
+    });
+
+    const groupId = uniqueName('writers');
+    const writer = await startWriter({
+      kafka: harness.kafka,
+      db: harness.db,
+      topics: harness.topics,
+      groupId,
+      partitions: PARTITIONS,
+      logger: createLogger('writer', 'warn'),
+    });
+    const replies = await harness.received(harness.topics.replies, sent.length);
+    await writer.stop();
+
+    const byCorrelation = new Map(
+      replies.map((reply) => [reply.message.headers?.kafka_correlationId?.toString('hex'), reply]),
+    );
+    const answerTo = (headers: { kafka_correlationId: Buffer }) =>
+      json(byCorrelation.get(headers.kafka_correlationId.toString('hex')));
+    for (const { id, name, headers } of sent.filter(({ id }) => id !== 900))
+      expect(answerTo(headers), `plant ${id}`).toEqual({ status: 200, plant: { name } });
+    const stored = await harness.db.collection<StoredPlant>('plants').find({ _id: 900n }).toArray();
+    expect(stored).toHaveLength(1);
+    const [first, second] = sent.filter(({ id }) => id === 900);
+    const answers = [first, second].map((command) => command && answerTo(command.headers));
+    const winner = stored[0]?.name;
+    expect(answers).toContainEqual({ status: 200, plant: { name: winner } });
+    expect(answers).toContainEqual({
+      status: 400,
+      error: {
+        error: 4009,
+        message: 'A plant with id 900 already exists with a different name or tag',
+      },
+    });
+    expect(await harness.db.collection('plants').countDocuments()).toBe(PARTITIONS * 10 + 1);
+
+    const admin = harness.kafka.admin();
+    await admin.connect();
+    const [ends, [committed]] = await Promise.all([
+      admin.fetchTopicOffsets(harness.topics.create),
+      admin.fetchOffsets({ groupId, topics: [harness.topics.create] }),
+    ]);
+    await admin.disconnect();
+    expect(
+      committed?.partitions.map(({ partition, offset }) => [partition, offset]).sort(),
+    ).toEqual(ends.map(({ partition, high }) => [partition, high]).sort());
+  });
+});
