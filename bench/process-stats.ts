@@ -1,6 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100;
+
+export interface SampledProcess {
+  name: string;
+  pid: number;
+  /**
+   * Count its child processes too (PostgreSQL forks one backend per connection): CPU summed, and
+   * memory as the sum of their proportional set sizes, so what they share is counted once.
+   */
+  withChildren?: boolean;
+}
 
 export interface ProcessUsage {
   name: string;
@@ -11,37 +21,75 @@ export interface ProcessUsage {
 }
 
 /** Samples the RSS and CPU time of processes from Linux /proc while a measurement runs. */
-export function sampleProcesses(processes: readonly { name: string; pid: number }[]) {
-  const startCpu = new Map(processes.map(({ pid }) => [pid, cpuTicks(pid)]));
-  const maxRss = new Map(processes.map(({ pid }) => [pid, rssKiB(pid)]));
+export function sampleProcesses(processes: readonly SampledProcess[]) {
+  const pidsOf = ({ pid, withChildren }: SampledProcess) =>
+    withChildren === true ? [pid, ...childrenOf(pid)] : [pid];
+  const cpu = (sampled: SampledProcess) =>
+    sampled.withChildren === true
+      ? pidsOf(sampled).reduce((sum, pid) => sum + cpuTicks(pid), reapedChildrenTicks(sampled.pid))
+      : cpuTicks(sampled.pid);
+  const rss = (sampled: SampledProcess) =>
+    sampled.withChildren === true
+      ? pidsOf(sampled).reduce((sum, pid) => sum + pssKiB(pid), 0)
+      : rssKiB(sampled.pid);
+  const startCpu = processes.map(cpu);
+  const maxRss = processes.map(rss);
   const timer = setInterval(() => {
-    for (const { pid } of processes) maxRss.set(pid, Math.max(maxRss.get(pid) ?? 0, rssKiB(pid)));
+    processes.forEach((sampled, index) => {
+      maxRss[index] = Math.max(maxRss[index] ?? 0, rss(sampled));
+    });
   }, 250);
   return {
     stop(): ProcessUsage[] {
       clearInterval(timer);
-      return processes.map(({ name, pid }) => ({
-        name,
-        maxRssMiB: Math.round((Math.max(maxRss.get(pid) ?? 0, rssKiB(pid)) / 1024) * 10) / 10,
-        cpuSeconds: (cpuTicks(pid) - (startCpu.get(pid) ?? 0)) / CLOCK_TICKS_PER_SECOND,
+      return processes.map((sampled, index) => ({
+        name: sampled.name,
+        maxRssMiB: Math.round((Math.max(maxRss[index] ?? 0, rss(sampled)) / 1024) * 10) / 10,
+        cpuSeconds: (cpu(sampled) - (startCpu[index] ?? 0)) / CLOCK_TICKS_PER_SECOND,
       }));
     },
   };
 }
 
-function cpuTicks(pid: number): number {
+/** Fields of /proc/<pid>/stat after the command name: state is [0], ppid [1], utime [11]. */
+function statFields(pid: number): string[] {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return [];
   }
+}
+
+function cpuTicks(pid: number): number {
+  const fields = statFields(pid);
+  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+}
+
+/** CPU of children that have exited and been waited for. */
+function reapedChildrenTicks(pid: number): number {
+  const fields = statFields(pid);
+  return Number(fields[13] ?? 0) + Number(fields[14] ?? 0);
+}
+
+function childrenOf(parent: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => Number(statFields(pid)[1]) === parent);
 }
 
 export function rssKiB(pid: number): number {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function pssKiB(pid: number): number {
+  try {
+    return Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
   } catch {
     return 0;
   }

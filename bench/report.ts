@@ -49,7 +49,7 @@ export function toMarkdown(report: Report): string {
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
       `store ${settings.store}; ${report.documentsStoredAtEnd} documents stored at the end.`,
     '',
-    '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process |',
+    '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process (PostgreSQL: PSS of all its processes) |',
     '|---|---|---|---|---|---|---|---|',
     ...report.results.map(variantRow),
     '',

@@ -127,16 +127,20 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
         firstId: firstId + (3n << 32n),
       });
     }
-    const sampler = sampleProcesses(
-      [...services, stack.kafka.process, stack.mongo.process].map(({ name, pid }) => ({
+    const { backend } = stack.mongo;
+    const sampler = sampleProcesses([
+      ...[...services, stack.kafka.process, stack.mongo.process].map(({ name, pid }) => ({
         name,
         pid,
       })),
-    );
+      ...(backend === undefined
+        ? []
+        : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
+    ]);
     const load = await loadPlants({ urls, token, connections, duration, firstId });
     const usage: ProcessUsage[] = sampler.stop();
     const seq: LoadResult | null =
-      variant === 'ceiling'
+      variant === 'ceiling' || sequential === 0
         ? null
         : await loadPlants({
             urls: urls.slice(0, 1),

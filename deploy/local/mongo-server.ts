@@ -10,5 +10,7 @@ export interface MongoServerOptions {
 export interface MongoServer {
   readonly uri: string;
   readonly process: ServerProcess;
+  /** The server FerretDB stores its data in, when it is a process of its own (PostgreSQL). */
+  readonly backend?: ServerProcess;
   stop(): Promise<void>;
 }

@@ -153,6 +153,7 @@ export async function startFerretDbOnPostgres(
     return {
       uri: ferretDb.uri,
       process: ferretDb.process,
+      backend: postgres.process,
       stop: async () => {
         await ferretDb.stop();
         await postgres.stop();
