@@ -8,7 +8,7 @@ RUN npm ci --omit=dev --ignore-scripts
 FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    NODE_OPTIONS="--disable-warning=TimeoutNegativeWarning --max-semi-space-size=16"
+    NODE_OPTIONS="--disable-warning=TimeoutNegativeWarning --max-semi-space-size=16 --max-old-space-size=256"
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./

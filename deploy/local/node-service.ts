@@ -6,12 +6,12 @@ export const GATEWAY_MAIN = 'services/gateway/src/main.ts';
 export const WRITER_MAIN = 'services/writer/src/main.ts';
 
 /**
- * Under steady load V8 grows the young generation to 2 × 64 MiB on a machine this size, which
- * showed as a 40 % RSS step in the middle of a soak; 16 MiB semi-spaces keep the RSS flat at no
- * measured cost in throughput (docs/performance.md). The npm scripts and the Dockerfile set the
- * same flag.
+ * V8 sizes its heap from the machine's memory: under steady load it grew the young generation to
+ * 2 × 64 MiB and let the old one reach ~120 MiB before its first full collection, a one-time
+ * RSS step of 20–40 % a minute into a soak. These caps keep the RSS flat at no measured cost in
+ * throughput (docs/performance.md). The npm scripts and the Dockerfile set the same flags.
  */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'] as const;
 
 export interface NodeServiceOptions {
   name: string;
