@@ -6,7 +6,6 @@ import type {
   Message,
   Producer,
   TopicMessages,
-  TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
 import type { ErrorBody } from '../../../shared/contracts/errors.ts';
@@ -52,10 +51,16 @@ interface Outgoing {
   message: Message;
 }
 
+/** The next offset of a partition, committed through the payload of the batch it ends. */
+interface Done {
+  payload: EachBatchPayload;
+  offset: string;
+}
+
 interface RoundTrips {
   create(plants: NewPlant[]): Promise<Reply[]>;
   send(outgoing: Outgoing[]): Promise<void>;
-  commit(offset: TopicPartitionOffsetAndMetadata): Promise<void>;
+  commit(done: Done): Promise<void>;
 }
 
 function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
@@ -71,9 +76,22 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
         await deps.producer.sendBatch({ acks: -1, topicMessages: groupByTopic(outgoing) });
       return batches.map(() => undefined);
     }),
-    commit: coalescer<TopicPartitionOffsetAndMetadata, undefined>(async (offsets) => {
-      await deps.consumer.commitOffsets(offsets);
-      return offsets.map(() => undefined);
+    // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
+    // a writer stopped with SIGTERM must still commit the batch it just answered.
+    commit: coalescer<Done, undefined>(async (done) => {
+      const [first] = done;
+      if (first === undefined) return [];
+      const byTopic = new Map<string, { partition: number; offset: string }[]>();
+      for (const { payload, offset } of done) {
+        const { topic, partition } = payload.batch;
+        const partitions = byTopic.get(topic) ?? [];
+        partitions.push({ partition, offset });
+        byTopic.set(topic, partitions);
+      }
+      await first.payload.commitOffsetsIfNecessary({
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+      });
+      return done.map(() => undefined);
     }),
   };
 }
@@ -127,11 +145,7 @@ async function answerBatch(
   await roundTrips.send(outgoing);
 
   payload.resolveOffset(last.offset);
-  await roundTrips.commit({
-    topic: batch.topic,
-    partition: batch.partition,
-    offset: (BigInt(last.offset) + 1n).toString(),
-  });
+  await roundTrips.commit({ payload, offset: (BigInt(last.offset) + 1n).toString() });
   deps.logger.debug(
     { partition: batch.partition, commands: batch.messages.length },
     'batch answered',
