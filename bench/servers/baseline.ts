@@ -29,7 +29,7 @@ async function createPlantFor(): Promise<AppDeps['createPlant']> {
 const app = await buildApp({
   createPlant: await createPlantFor(),
   logger: createLogger(`bench-${mode}`, 'warn'),
-  verifyToken: staticTokenVerifier(AUTH_TOKENS.split(',')),
+  tokenVerifiers: [staticTokenVerifier(AUTH_TOKENS.split(','))],
   bodyLimitBytes: 16_384,
   isReady: () => true,
   isStopping: () => false,

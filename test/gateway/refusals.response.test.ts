@@ -1,28 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   BODY_LIMIT_BYTES,
+  commandsPublished,
+  expectNothingPublished,
   startTestGateway,
   TOKEN,
-  type GatewayHarness,
 } from '../support/gateway.ts';
 
 const INT64_MESSAGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
-
-/** Commands on the create topic, from its high watermarks: definitive once a publish is acknowledged. */
-async function commandsPublished(gateway: GatewayHarness): Promise<number> {
-  const admin = gateway.kafka.admin();
-  await admin.connect();
-  const offsets = await admin.fetchTopicOffsets(gateway.topics.create);
-  await admin.disconnect();
-  return offsets.reduce((sum, { high }) => sum + Number(high), 0);
-}
-
-async function expectNothingPublished(gateway: GatewayHarness): Promise<void> {
-  expect(await commandsPublished(gateway)).toBe(0);
-  const control = await gateway.post('{"id": 424242, "name": "Control"}');
-  expect(control.statusCode).toBe(200);
-  expect(await commandsPublished(gateway)).toBe(1);
-}
 
 describe('POST /plants refusals, each with an Error body and nothing published', () => {
   it('When the body is not a NewPlant, then 400/4000 says what is wrong, without coercion', async () => {

@@ -1,7 +1,8 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished } from 'vitest';
 import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
-import { createLogger } from '../../shared/logger.ts';
+import type { JwtOptions } from '../../services/gateway/src/jwt-tokens.ts';
+import { createLogger, type Logger } from '../../shared/logger.ts';
 import { PARTITIONS, startTestWriter, type WriterHarness } from './writer.ts';
 
 export const TOKEN = 'test-token-6a1f';
@@ -22,20 +23,29 @@ export interface TestGateway {
 export async function startTestGateway({
   writer = true,
   replyTimeoutMs = 15_000,
-} = {}): Promise<GatewayHarness> {
+  jwt,
+}: { writer?: boolean; replyTimeoutMs?: number; jwt?: JwtOptions } = {}): Promise<GatewayHarness> {
   const harness = await startTestWriter({ writer });
-  return { ...harness, ...(await attachGateway(harness, { replyTimeoutMs })) };
+  return {
+    ...harness,
+    ...(await attachGateway(harness, { replyTimeoutMs, ...(jwt === undefined ? {} : { jwt }) })),
+  };
 }
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
 export async function attachGateway(
   harness: WriterHarness,
-  { replyTimeoutMs = 15_000, logger = createLogger('gateway', 'warn') } = {},
+  {
+    replyTimeoutMs = 15_000,
+    logger = createLogger('gateway', 'warn'),
+    jwt,
+  }: { replyTimeoutMs?: number; logger?: Logger; jwt?: JwtOptions } = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
     kafka: harness.kafka,
     logger,
     authTokens: [TOKEN, 'second-token'],
+    ...(jwt === undefined ? {} : { jwt }),
     replyTimeoutMs,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     topics: harness.topics,
@@ -60,4 +70,21 @@ export async function attachGateway(
         payload,
       }),
   };
+}
+
+/** Commands on the create topic, from its high watermarks: definitive once a publish is acknowledged. */
+export async function commandsPublished(gateway: GatewayHarness): Promise<number> {
+  const admin = gateway.kafka.admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(gateway.topics.create);
+  await admin.disconnect();
+  return offsets.reduce((sum, { high }) => sum + Number(high), 0);
+}
+
+/** Nothing reached the create topic, and a control request still does. */
+export async function expectNothingPublished(gateway: GatewayHarness): Promise<void> {
+  expect(await commandsPublished(gateway)).toBe(0);
+  const control = await gateway.post('{"id": 424242, "name": "Control"}');
+  expect(control.statusCode).toBe(200);
+  expect(await commandsPublished(gateway)).toBe(1);
 }

@@ -7,7 +7,7 @@ import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
-import { bearerAuth } from './bearer-auth.ts';
+import { bearerAuth, type TokenVerifier } from './bearer-auth.ts';
 import type { RequestLog } from './create-plant.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -15,7 +15,8 @@ export interface AppDeps {
   /** The use case behind POST /plants; its reply is the HTTP answer. */
   createPlant: (plant: NewPlant, request: { id: string; log: RequestLog }) => Promise<Reply>;
   logger: Logger;
-  verifyToken: (token: string) => boolean;
+  /** A request passes with a bearer token that any of them accepts. */
+  tokenVerifiers: readonly TokenVerifier[];
   bodyLimitBytes: number;
   /** Whether replies can be received (the reply consumer is assigned and fetching). */
   isReady: () => boolean;
@@ -91,7 +92,7 @@ export async function buildApp(deps: AppDeps) {
 
   app.post(
     '/plants',
-    { onRequest: app.auth([bearerAuth(deps.verifyToken)]) },
+    { onRequest: app.auth(deps.tokenVerifiers.map(bearerAuth)) },
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
       if (!checked.ok) return reply.code(400).send(checked.error);

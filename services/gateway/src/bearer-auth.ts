@@ -1,31 +1,42 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.ts';
 
+/** One way to accept a bearer token: static tokens or JWT. */
+export type TokenVerifier = (token: string) => Promise<boolean>;
+
 const REALM = 'realm="plant-store"';
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
+const refusal = (message: string, error?: 'invalid_token' | 'invalid_request') =>
+  new ApiError('unauthorized', message, {
+    headers: {
+      'www-authenticate':
+        error === undefined ? `Bearer ${REALM}` : `Bearer ${REALM}, error="${error}"`,
+    },
+  });
+
 /**
- * An @fastify/auth strategy for `Authorization: Bearer <token>` (RFC 6750). `verify` is the token
- * check of one strategy (static tokens now; JWT comes as a second strategy).
+ * An @fastify/auth strategy for `Authorization: Bearer <token>` (RFC 6750) accepting what
+ * `verify` accepts. A token anywhere else (the query string, the body) is not looked at, and a
+ * request with two Authorization headers is refused: Node would silently keep the first.
  */
-export function bearerAuth(verify: (token: string) => boolean) {
-  return (request: FastifyRequest): Promise<void> => {
+export function bearerAuth(verify: TokenVerifier) {
+  return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
-    if (header === undefined) {
-      return Promise.reject(
-        new ApiError('unauthorized', 'A bearer token is required', {
-          headers: { 'www-authenticate': `Bearer ${REALM}` },
-        }),
-      );
+    if (header === undefined) throw refusal('A bearer token is required');
+    if (authorizationHeaders(request.raw.rawHeaders) > 1) {
+      throw refusal('Send exactly one Authorization header', 'invalid_request');
     }
     const token = BEARER.exec(header)?.[1];
-    if (token === undefined || !verify(token)) {
-      return Promise.reject(
-        new ApiError('unauthorized', 'The bearer token is missing, malformed or not valid', {
-          headers: { 'www-authenticate': `Bearer ${REALM}, error="invalid_token"` },
-        }),
-      );
+    if (token === undefined || !(await verify(token))) {
+      throw refusal('The bearer token is missing, malformed or not valid', 'invalid_token');
     }
-    return Promise.resolve();
   };
+}
+
+function authorizationHeaders(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2)
+    if (rawHeaders[index]?.toLowerCase() === 'authorization') count++;
+  return count;
 }

@@ -1,15 +1,94 @@
-import Type from 'typebox';
-import { readConfig, sharedSettings } from '../../../shared/config.ts';
+import { createPublicKey } from 'node:crypto';
+import Type, { type Static } from 'typebox';
+import { ConfigError, readConfig, sharedSettings } from '../../../shared/config.ts';
+import type { JwtOptions } from './jwt-tokens.ts';
+
+/** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
+const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 export const GatewayConfig = Type.Object({
   ...sharedSettings,
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
-  AUTH_TOKENS: Type.String({ minLength: 1, description: 'Comma-separated static bearer tokens' }),
+  AUTH_TOKENS: Type.Optional(
+    Type.String({ minLength: 1, description: 'Comma-separated static bearer tokens' }),
+  ),
+  JWT_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  JWT_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1, description: 'PEM (SPKI)' })),
+  JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  JWT_ALGORITHMS: Type.String({ default: 'RS256,ES256,EdDSA' }),
+  JWT_CLOCK_TOLERANCE_S: Type.Integer({ default: 5, minimum: 0, maximum: 300 }),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
 });
 
+export interface Authentication {
+  authTokens: string[];
+  jwt?: JwtOptions;
+}
+
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
-  return readConfig(GatewayConfig, env);
+  const config = readConfig(GatewayConfig, env);
+  return { ...config, ...authenticationOf(config) };
+}
+
+/** Static tokens, JWT or both; never neither. */
+function authenticationOf(config: Static<typeof GatewayConfig>): Authentication {
+  const authTokens = (config.AUTH_TOKENS ?? '')
+    .split(',')
+    .map((token) => token.trim())
+    .filter(Boolean);
+  const { JWT_JWKS_URL: jwksUrl, JWT_PUBLIC_KEY: publicKeyPem } = config;
+  if (jwksUrl === undefined && publicKeyPem === undefined) {
+    if (authTokens.length > 0) return { authTokens };
+    throw new ConfigError(
+      'Invalid configuration: set AUTH_TOKENS, JWT_JWKS_URL or JWT_PUBLIC_KEY; the gateway does not start without authentication',
+    );
+  }
+  const problems: string[] = [];
+  if (jwksUrl !== undefined && publicKeyPem !== undefined)
+    problems.push('set only one of JWT_JWKS_URL and JWT_PUBLIC_KEY');
+  if (config.JWT_ISSUER === undefined) problems.push('JWT_ISSUER must be set with JWT');
+  if (config.JWT_AUDIENCE === undefined) problems.push('JWT_AUDIENCE must be set with JWT');
+  const algorithms = config.JWT_ALGORITHMS.split(',').map((name) => name.trim());
+  const refused = algorithms.filter((name) => !JWT_ALGORITHMS.includes(name));
+  if (refused.length > 0 || algorithms.length === 0)
+    problems.push(
+      `JWT_ALGORITHMS may list only ${JWT_ALGORITHMS.join(', ')} (got "${refused.join(',')}")`,
+    );
+  if (publicKeyPem !== undefined && !isPublicKey(publicKeyPem))
+    problems.push('JWT_PUBLIC_KEY must be a PEM public key');
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  return {
+    authTokens,
+    jwt: {
+      ...(jwksUrl === undefined ? {} : { jwksUrl }),
+      ...(publicKeyPem === undefined ? {} : { publicKeyPem }),
+      issuer: config.JWT_ISSUER ?? '',
+      audience: config.JWT_AUDIENCE ?? '',
+      algorithms,
+      clockToleranceS: config.JWT_CLOCK_TOLERANCE_S,
+    },
+  };
+}
+
+function isPublicKey(pem: string): boolean {
+  try {
+    return createPublicKey(pem).type === 'public';
+  } catch {
+    return false;
+  }
 }

@@ -7,12 +7,15 @@ import { commandPublisher } from './command-publisher.ts';
 import { createPlant } from './create-plant.ts';
 import { startReplyConsumer } from './reply-consumer.ts';
 import { replyWaiter } from './reply-waiter.ts';
+import { jwtVerifier, type JwtOptions } from './jwt-tokens.ts';
 import { staticTokenVerifier } from './static-tokens.ts';
 
 export interface GatewayOptions {
   kafka: Kafka;
   logger: Logger;
+  /** Static bearer tokens; with `jwt`, either is accepted. At least one must be configured. */
   authTokens: readonly string[];
+  jwt?: JwtOptions;
   replyTimeoutMs: number;
   bodyLimitBytes: number;
   partitions: number;
@@ -26,6 +29,11 @@ export interface Gateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const tokenVerifiers = [
+    ...(options.authTokens.length > 0 ? [staticTokenVerifier(options.authTokens)] : []),
+    ...(options.jwt === undefined ? [] : [jwtVerifier(options.jwt)]),
+  ];
+  if (tokenVerifiers.length === 0) throw new Error('No authentication configured');
   const topics = options.topics ?? TOPICS;
   await ensureTopics(options.kafka, topics, options.partitions);
   const waiter = replyWaiter();
@@ -36,7 +44,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let stopped: Promise<void> | undefined;
   const app = await buildApp({
     logger: options.logger,
-    verifyToken: staticTokenVerifier(options.authTokens),
+    tokenVerifiers,
     bodyLimitBytes: options.bodyLimitBytes,
     createPlant: (plant, request) =>
       createPlant(plant, request, { publisher, waiter, replyTimeoutMs: options.replyTimeoutMs }),

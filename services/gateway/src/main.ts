@@ -10,9 +10,8 @@ const logger = createLogger('gateway', config.LOG_LEVEL);
 const gateway = await startGateway({
   kafka: kafkaClient('plant-store-gateway', config.KAFKA_BROKERS),
   logger,
-  authTokens: config.AUTH_TOKENS.split(',')
-    .map((token) => token.trim())
-    .filter(Boolean),
+  authTokens: config.authTokens,
+  ...(config.jwt === undefined ? {} : { jwt: config.jwt }),
   replyTimeoutMs: config.REPLY_TIMEOUT_MS,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
   partitions: config.KAFKA_PARTITIONS,

@@ -1,0 +1,63 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { readGatewayConfig } from '../../services/gateway/src/config.ts';
+
+const kafka = { KAFKA_BROKERS: '127.0.0.1:9092' };
+const jwt = { JWT_ISSUER: 'https://issuer.test', JWT_AUDIENCE: 'plant-store' };
+const publicPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
+
+describe('Gateway authentication configuration', () => {
+  it('When only static tokens are set, then they are trimmed and JWT is off', () => {
+    const config = readGatewayConfig({ ...kafka, AUTH_TOKENS: ' one, two ,' });
+    expect(config.authTokens).toEqual(['one', 'two']);
+    expect(config.jwt).toBeUndefined();
+  });
+
+  it('When a JWKS URL is set with issuer and audience, then JWT uses the default algorithms and tolerance', () => {
+    const config = readGatewayConfig({
+      ...kafka,
+      ...jwt,
+      JWT_JWKS_URL: 'https://issuer.test/jwks',
+    });
+    expect(config.authTokens).toEqual([]);
+    expect(config.jwt).toEqual({
+      jwksUrl: 'https://issuer.test/jwks',
+      issuer: 'https://issuer.test',
+      audience: 'plant-store',
+      algorithms: ['RS256', 'ES256', 'EdDSA'],
+      clockToleranceS: 5,
+    });
+  });
+
+  it('When a PEM public key is set, then JWT verifies with it', () => {
+    const config = readGatewayConfig({ ...kafka, ...jwt, JWT_PUBLIC_KEY: publicPem });
+    expect(config.jwt?.publicKeyPem).toBe(publicPem);
+  });
+
+  it('When no strategy is configured, then the gateway refuses to start', () => {
+    expect(() => readGatewayConfig(kafka)).toThrow(
+      'Invalid configuration: set AUTH_TOKENS, JWT_JWKS_URL or JWT_PUBLIC_KEY; the gateway does not start without authentication',
+    );
+  });
+
+  it('When JWT is half configured, then one error names every problem', () => {
+    expect(() =>
+      readGatewayConfig({
+        ...kafka,
+        JWT_JWKS_URL: 'https://issuer.test/jwks',
+        JWT_PUBLIC_KEY: 'not a key',
+        JWT_ALGORITHMS: 'RS256,HS256,none',
+      }),
+    ).toThrow(
+      'Invalid configuration: set only one of JWT_JWKS_URL and JWT_PUBLIC_KEY; ' +
+        'JWT_ISSUER must be set with JWT; JWT_AUDIENCE must be set with JWT; ' +
+        'JWT_ALGORITHMS may list only RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519 (got "HS256,none"); ' +
+        'JWT_PUBLIC_KEY must be a PEM public key',
+    );
+    expect(() =>
+      readGatewayConfig({ ...kafka, ...jwt, JWT_JWKS_URL: 'ftp://issuer.test' }),
+    ).toThrow('JWT_JWKS_URL must match pattern "^https?://" (got "ftp://issuer.test")');
+  });
+});
