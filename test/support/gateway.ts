@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../../shared/logger.ts';
 import { PARTITIONS, startTestWriter, type WriterHarness } from './writer.ts';
 
 export const TOKEN = 'test-token-6a1f';
+export const SECOND_TOKEN = 'second-token';
 export const BODY_LIMIT_BYTES = 1_024;
 
 export type GatewayHarness = WriterHarness & TestGateway;
@@ -23,13 +24,17 @@ export interface TestGateway {
 export async function startTestGateway({
   writer = true,
   replyTimeoutMs = 15_000,
-  jwt,
-}: { writer?: boolean; replyTimeoutMs?: number; jwt?: JwtOptions } = {}): Promise<GatewayHarness> {
+  ...options
+}: { writer?: boolean } & GatewayTestOptions = {}): Promise<GatewayHarness> {
   const harness = await startTestWriter({ writer });
-  return {
-    ...harness,
-    ...(await attachGateway(harness, { replyTimeoutMs, ...(jwt === undefined ? {} : { jwt }) })),
-  };
+  return { ...harness, ...(await attachGateway(harness, { replyTimeoutMs, ...options })) };
+}
+
+interface GatewayTestOptions {
+  replyTimeoutMs?: number;
+  logger?: Logger;
+  jwt?: JwtOptions;
+  rateLimitPerMinute?: number;
 }
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
@@ -39,13 +44,15 @@ export async function attachGateway(
     replyTimeoutMs = 15_000,
     logger = createLogger('gateway', 'warn'),
     jwt,
-  }: { replyTimeoutMs?: number; logger?: Logger; jwt?: JwtOptions } = {},
+    rateLimitPerMinute,
+  }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
     kafka: harness.kafka,
     logger,
-    authTokens: [TOKEN, 'second-token'],
+    authTokens: [TOKEN, SECOND_TOKEN],
     ...(jwt === undefined ? {} : { jwt }),
+    ...(rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute }),
     replyTimeoutMs,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     topics: harness.topics,

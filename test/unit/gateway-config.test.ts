@@ -60,4 +60,15 @@ describe('Gateway authentication configuration', () => {
       readGatewayConfig({ ...kafka, ...jwt, JWT_JWKS_URL: 'ftp://issuer.test' }),
     ).toThrow('JWT_JWKS_URL must match pattern "^https?://" (got "ftp://issuer.test")');
   });
+
+  it('When RATE_LIMIT_PER_MINUTE is set, then it is a positive integer; unset, it is off', () => {
+    const tokens = { ...kafka, AUTH_TOKENS: 'one' };
+    expect(
+      readGatewayConfig({ ...tokens, RATE_LIMIT_PER_MINUTE: '600' }).RATE_LIMIT_PER_MINUTE,
+    ).toBe(600);
+    expect(readGatewayConfig(tokens).RATE_LIMIT_PER_MINUTE).toBeUndefined();
+    expect(() => readGatewayConfig({ ...tokens, RATE_LIMIT_PER_MINUTE: '0' })).toThrow(
+      'RATE_LIMIT_PER_MINUTE must be >= 1 (got "0")',
+    );
+  });
 });

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fastifyAuth from '@fastify/auth';
+import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
@@ -7,7 +8,7 @@ import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
-import { bearerAuth, type TokenVerifier } from './bearer-auth.ts';
+import { bearerAuth, bearerToken, type TokenVerifier } from './bearer-auth.ts';
 import type { RequestLog } from './create-plant.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   /** A request passes with a bearer token that any of them accepts. */
   tokenVerifiers: readonly TokenVerifier[];
   bodyLimitBytes: number;
+  /** Creates each token may make per minute; unlimited when absent. */
+  rateLimitPerMinute?: number;
   /** Whether replies can be received (the reply consumer is assigned and fetching). */
   isReady: () => boolean;
   /** True from the moment a shutdown starts. */
@@ -47,6 +50,20 @@ export async function buildApp(deps: AppDeps) {
     return503OnClosing: false,
   });
   await app.register(fastifyAuth);
+  await app.register(fastifyRateLimit, {
+    global: false,
+    // Per token, after authentication (the route's own onRequest hook runs first); keyed by a
+    // digest so no token is kept in memory as a key.
+    keyGenerator: (request) =>
+      createHash('sha256')
+        .update(bearerToken(request.headers.authorization) ?? '')
+        .digest('base64url'),
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        'tooManyRequests',
+        `More than ${String(context.max)} creates a minute for this token; retry in ${context.after}`,
+      ),
+  });
 
   // Bodies are parsed losslessly by the same decoder the writer uses, not by Fastify's JSON.parse.
   app.removeAllContentTypeParsers();
@@ -92,7 +109,12 @@ export async function buildApp(deps: AppDeps) {
 
   app.post(
     '/plants',
-    { onRequest: app.auth(deps.tokenVerifiers.map(bearerAuth)) },
+    {
+      onRequest: app.auth(deps.tokenVerifiers.map(bearerAuth)),
+      ...(deps.rateLimitPerMinute === undefined
+        ? {}
+        : { config: { rateLimit: { max: deps.rateLimitPerMinute, timeWindow: 60_000 } } }),
+    },
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
       if (!checked.ok) return reply.code(400).send(checked.error);

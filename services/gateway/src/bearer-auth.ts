@@ -27,11 +27,16 @@ export function bearerAuth(verify: TokenVerifier) {
     if (authorizationHeaders(request.raw.rawHeaders) > 1) {
       throw refusal('Send exactly one Authorization header', 'invalid_request');
     }
-    const token = BEARER.exec(header)?.[1];
+    const token = bearerToken(header);
     if (token === undefined || !(await verify(token))) {
       throw refusal('The bearer token is missing, malformed or not valid', 'invalid_token');
     }
   };
+}
+
+/** The token of an `Authorization: Bearer <token>` header; `bearer` in any case. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
 }
 
 function authorizationHeaders(rawHeaders: readonly string[]): number {

@@ -31,6 +31,9 @@ export const GatewayConfig = Type.Object({
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   JWT_ALGORITHMS: Type.String({ default: 'RS256,ES256,EdDSA' }),
   JWT_CLOCK_TOLERANCE_S: Type.Integer({ default: 5, minimum: 0, maximum: 300 }),
+  RATE_LIMIT_PER_MINUTE: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Creates per token per minute; off when unset' }),
+  ),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
 });

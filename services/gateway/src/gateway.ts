@@ -18,6 +18,7 @@ export interface GatewayOptions {
   jwt?: JwtOptions;
   replyTimeoutMs: number;
   bodyLimitBytes: number;
+  rateLimitPerMinute?: number;
   partitions: number;
   topics?: Topics;
 }
@@ -46,6 +47,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: options.logger,
     tokenVerifiers,
     bodyLimitBytes: options.bodyLimitBytes,
+    ...(options.rateLimitPerMinute === undefined
+      ? {}
+      : { rateLimitPerMinute: options.rateLimitPerMinute }),
     createPlant: (plant, request) =>
       createPlant(plant, request, { publisher, waiter, replyTimeoutMs: options.replyTimeoutMs }),
     isReady: () => stopped === undefined && replies.isReady(),

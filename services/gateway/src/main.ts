@@ -14,6 +14,9 @@ const gateway = await startGateway({
   ...(config.jwt === undefined ? {} : { jwt: config.jwt }),
   replyTimeoutMs: config.REPLY_TIMEOUT_MS,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  ...(config.RATE_LIMIT_PER_MINUTE === undefined
+    ? {}
+    : { rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE }),
   partitions: config.KAFKA_PARTITIONS,
 });
 await gateway.app.listen({ port: config.PORT, host: config.HOST });

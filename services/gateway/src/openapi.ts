@@ -11,6 +11,10 @@ const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = 
   '401': { description: 'missing, malformed or invalid bearer token', errors: ['unauthorized'] },
   '413': { description: 'body larger than the configured limit', errors: ['bodyTooLarge'] },
   '415': { description: 'Content-Type is not application/json', errors: ['unsupportedMediaType'] },
+  '429': {
+    description: 'this token made more creates this minute than allowed; retry after Retry-After',
+    errors: ['tooManyRequests'],
+  },
   '500': { description: 'unexpected internal error', errors: ['internal'] },
   '503': {
     description: 'Kafka cannot take the command now; retry after Retry-After',
