@@ -30,6 +30,7 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
       logger: createLogger('gateway', 'silent'),
       authTokens: [TOKEN],
       replyTimeoutMs: 60_000,
+      maxInFlight: 100,
       bodyLimitBytes: 1_024,
       partitions: 1,
     });

@@ -35,6 +35,7 @@ interface GatewayTestOptions {
   logger?: Logger;
   jwt?: JwtOptions;
   rateLimitPerMinute?: number;
+  maxInFlight?: number;
 }
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
@@ -45,6 +46,7 @@ export async function attachGateway(
     logger = createLogger('gateway', 'warn'),
     jwt,
     rateLimitPerMinute,
+    maxInFlight = 1_000,
   }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
@@ -54,6 +56,7 @@ export async function attachGateway(
     ...(jwt === undefined ? {} : { jwt }),
     ...(rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute }),
     replyTimeoutMs,
+    maxInFlight,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     topics: harness.topics,
     partitions: PARTITIONS,

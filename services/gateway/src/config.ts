@@ -35,6 +35,7 @@ export const GatewayConfig = Type.Object({
     Type.Integer({ minimum: 1, description: 'Creates per token per minute; off when unset' }),
   ),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
+  MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
 });
 

@@ -14,6 +14,8 @@ export interface CreatePlantDeps {
   publisher: CommandPublisher;
   waiter: ReplyWaiter;
   replyTimeoutMs: number;
+  /** Requests that may wait for a writer at once; more are refused rather than queued. */
+  maxInFlight: number;
 }
 
 /** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
@@ -22,6 +24,13 @@ export async function createPlant(
   request: { id: string; log: RequestLog },
   deps: CreatePlantDeps,
 ): Promise<Reply> {
+  if (deps.waiter.waiting >= deps.maxInFlight) {
+    throw new ApiError(
+      'unavailable',
+      `${deps.maxInFlight} requests are already waiting for writers; retry shortly`,
+      { headers: { 'retry-after': '1' } },
+    );
+  }
   const correlationId = randomUUID();
   const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
   try {

@@ -19,6 +19,7 @@ export interface GatewayOptions {
   replyTimeoutMs: number;
   bodyLimitBytes: number;
   rateLimitPerMinute?: number;
+  maxInFlight: number;
   partitions: number;
   topics?: Topics;
 }
@@ -51,7 +52,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ? {}
       : { rateLimitPerMinute: options.rateLimitPerMinute }),
     createPlant: (plant, request) =>
-      createPlant(plant, request, { publisher, waiter, replyTimeoutMs: options.replyTimeoutMs }),
+      createPlant(plant, request, {
+        publisher,
+        waiter,
+        replyTimeoutMs: options.replyTimeoutMs,
+        maxInFlight: options.maxInFlight,
+      }),
     isReady: () => stopped === undefined && replies.isReady(),
     isStopping: () => stopped !== undefined,
   });

@@ -13,6 +13,7 @@ const gateway = await startGateway({
   authTokens: config.authTokens,
   ...(config.jwt === undefined ? {} : { jwt: config.jwt }),
   replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+  maxInFlight: config.MAX_IN_FLIGHT,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
   ...(config.RATE_LIMIT_PER_MINUTE === undefined
     ? {}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { commandsPublished, startTestGateway } from '../support/gateway.ts';
+
+describe('Requests waiting for writers are bounded', () => {
+  it('When MAX_IN_FLIGHT requests already wait for a writer, then the next gets 503/5030 with Retry-After at once and is not published', async () => {
+    const gateway = await startTestGateway({
+      writer: false,
+      maxInFlight: 2,
+      replyTimeoutMs: 3_000,
+    });
+    const create = (id: number) => gateway.post(`{"id": ${id}, "name": "Fern"}`);
+
+    const waiting = [create(1), create(2)];
+    await expect.poll(() => commandsPublished(gateway)).toBe(2);
+    const startedAt = Date.now();
+    const refused = await create(3);
+    const refusedAfterMs = Date.now() - startedAt;
+
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toEqual({
+      error: 5030,
+      message: '2 requests are already waiting for writers; retry shortly',
+    });
+    expect(refusedAfterMs).toBeLessThan(1_000);
+    expect((await Promise.all(waiting)).map(({ statusCode }) => statusCode)).toEqual([504, 504]);
+    expect(await commandsPublished(gateway)).toBe(2);
+    expect((await create(4)).statusCode).toBe(504);
+  });
+});
