@@ -44,7 +44,7 @@ export function sampleProcesses(processes: readonly SampledProcess[]) {
       clearInterval(timer);
       return processes.map((sampled, index) => ({
         name: sampled.name,
-        maxRssMiB: Math.round((Math.max(maxRss[index] ?? 0, rss(sampled)) / 1024) * 10) / 10,
+        maxRssMiB: toMiB(Math.max(maxRss[index] ?? 0, rss(sampled))),
         cpuSeconds: (cpu(sampled) - (startCpu[index] ?? 0)) / CLOCK_TICKS_PER_SECOND,
       }));
     },
@@ -77,6 +77,11 @@ function childrenOf(parent: number): number[] {
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number)
     .filter((pid) => Number(statFields(pid)[1]) === parent);
+}
+
+/** KiB to MiB, to one decimal. */
+export function toMiB(kib: number): number {
+  return Math.round(kib / 102.4) / 10;
 }
 
 export function rssKiB(pid: number): number {

@@ -17,7 +17,7 @@ import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
-import { rssKiB, sampleProcesses, type ProcessUsage } from './process-stats.ts';
+import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
 import { toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 
 const { values } = parseArgs({
@@ -166,7 +166,7 @@ async function soakAt80Percent(
   const rate = Math.round(peak.requestsPerSecond * 0.8);
   console.log(`soak: ${rate} req/s for ${soakSeconds} s…`);
   const startedAt = Date.now();
-  const rssMiB = () => services.map(({ pid }) => Math.round(rssKiB(pid) / 102.4) / 10);
+  const rssMiB = () => services.map(({ pid }) => toMiB(rssKiB(pid)));
   const samples = [{ second: 0, rssMiB: rssMiB() }];
   const sampler = setInterval(() => {
     samples.push({ second: Math.round((Date.now() - startedAt) / 1000), rssMiB: rssMiB() });

@@ -6,7 +6,7 @@ import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { startWriter } from '../../services/writer/src/writer.ts';
+import { startWriter, type WriterOptions } from '../../services/writer/src/writer.ts';
 import { partitioner, uniqueName } from './kafka.ts';
 
 export const PARTITIONS = 3;
@@ -46,14 +46,7 @@ export async function startTestWriter({
     dlq: `${prefix}.dlq`,
   };
   const writer = running
-    ? await startWriter({
-        kafka,
-        db,
-        topics,
-        groupId: uniqueName('writers'),
-        partitions: PARTITIONS,
-        logger,
-      })
+    ? await startWriter(writerOptions({ kafka, db, topics }, { logger }))
     : await createTopicsOnly(kafka, topics);
   const producer = kafka.producer({ createPartitioner: partitioner });
   const observer = kafka.consumer({ groupId: uniqueName('observer'), maxWaitTimeInMs: 100 });
@@ -101,6 +94,22 @@ export async function startTestWriter({
         waiters.add(check);
         check();
       }),
+  };
+}
+
+/** A writer on the harness's topics and database, in a consumer group of its own. */
+export function writerOptions(
+  harness: Pick<WriterHarness, 'kafka' | 'db' | 'topics'>,
+  overrides: Partial<WriterOptions> = {},
+): WriterOptions & { groupId: string } {
+  return {
+    kafka: harness.kafka,
+    db: harness.db,
+    topics: harness.topics,
+    groupId: uniqueName('writers'),
+    partitions: PARTITIONS,
+    logger: createLogger('writer', 'warn'),
+    ...overrides,
   };
 }
 

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
-import { uniqueName } from '../support/kafka.ts';
-import { int32, json, PARTITIONS, replyHeaders, startTestWriter } from '../support/writer.ts';
+import {
+  int32,
+  json,
+  PARTITIONS,
+  replyHeaders,
+  startTestWriter,
+  writerOptions,
+} from '../support/writer.ts';
 
 describe('Writer answering several partitions at once', () => {
   it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once, and commits every partition to its end', async () => {
@@ -32,15 +37,8 @@ describe('Writer answering several partitions at once', () => {
       })),
     });
 
-    const groupId = uniqueName('writers');
-    const writer = await startWriter({
-      kafka: harness.kafka,
-      db: harness.db,
-      topics: harness.topics,
-      groupId,
-      partitions: PARTITIONS,
-      logger: createLogger('writer', 'warn'),
-    });
+    const options = writerOptions(harness);
+    const writer = await startWriter(options);
     const replies = await harness.received(harness.topics.replies, sent.length);
     await writer.stop();
 
@@ -70,7 +68,7 @@ describe('Writer answering several partitions at once', () => {
     await admin.connect();
     const [ends, [committed]] = await Promise.all([
       admin.fetchTopicOffsets(harness.topics.create),
-      admin.fetchOffsets({ groupId, topics: [harness.topics.create] }),
+      admin.fetchOffsets({ groupId: options.groupId, topics: [harness.topics.create] }),
     ]);
     await admin.disconnect();
     expect(

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
-import { uniqueName } from '../support/kafka.ts';
-import { json, PARTITIONS, startTestWriter } from '../support/writer.ts';
+import { json, startTestWriter, writerOptions } from '../support/writer.ts';
 
 describe('Writer stopped and started again', () => {
   it('When commands are published while no writer runs, then a writer started later answers them', async () => {
     const harness = await startTestWriter({ writer: false });
-    const groupId = uniqueName('writers');
-    const options = {
-      kafka: harness.kafka,
-      db: harness.db,
-      topics: harness.topics,
-      groupId,
-      partitions: PARTITIONS,
-      logger: createLogger('writer', 'warn'),
-    };
+    const options = writerOptions(harness);
     const firstWriter = await startWriter(options);
     await harness.sendCommand('1', '{"id": 1, "name": "Before"}');
     await harness.received(harness.topics.replies, 1);

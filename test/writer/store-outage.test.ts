@@ -8,9 +8,8 @@ import { freePort } from '../../deploy/local/ports.ts';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
-import { json, PARTITIONS, startTestWriter } from '../support/writer.ts';
+import { json, startTestWriter, writerOptions } from '../support/writer.ts';
 
 describe.skipIf(localServersUnavailable)('Writer while the store is down', () => {
   it('When the store is unreachable, then the command is neither answered nor committed, and after recovery it answers 200', async () => {
@@ -27,15 +26,11 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
       serverSelectionTimeoutMS: 60_000,
     });
     const harness = await startTestWriter({ writer: false });
-    const groupId = uniqueName('writers');
-    const writer = await startWriter({
-      kafka: harness.kafka,
+    const writerSettings = writerOptions(harness, {
       db: client.db('plantstore'),
-      topics: harness.topics,
-      groupId,
-      partitions: PARTITIONS,
       logger: createLogger('writer', 'silent'),
     });
+    const writer = await startWriter(writerSettings);
     onTestFinished(async () => {
       await writer.stop();
       await client.close();
@@ -48,7 +43,10 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     await sleep(3_000);
     const admin = harness.kafka.admin();
     await admin.connect();
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [harness.topics.create] });
+    const [committed] = await admin.fetchOffsets({
+      groupId: writerSettings.groupId,
+      topics: [harness.topics.create],
+    });
     await admin.disconnect();
     expect(committed?.partitions.every(({ offset }) => offset === '-1')).toBe(true);
 

@@ -5,7 +5,6 @@ import type {
   KafkaMessage,
   Message,
   Producer,
-  TopicMessages,
 } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
 import type { ErrorBody } from '../../../shared/contracts/errors.ts';
@@ -72,8 +71,13 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
     }),
     send: coalescer<Outgoing[], undefined>(async (batches) => {
       const outgoing = batches.flat();
-      if (outgoing.length > 0)
-        await deps.producer.sendBatch({ acks: -1, topicMessages: groupByTopic(outgoing) });
+      if (outgoing.length > 0) {
+        const byTopic = groupByTopic(outgoing.map(({ topic, message }) => [topic, message]));
+        await deps.producer.sendBatch({
+          acks: -1,
+          topicMessages: byTopic.map(([topic, messages]) => ({ topic, messages })),
+        });
+      }
       return batches.map(() => undefined);
     }),
     // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
@@ -81,15 +85,14 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
     commit: coalescer<Done, undefined>(async (done) => {
       const [first] = done;
       if (first === undefined) return [];
-      const byTopic = new Map<string, { partition: number; offset: string }[]>();
-      for (const { payload, offset } of done) {
-        const { topic, partition } = payload.batch;
-        const partitions = byTopic.get(topic) ?? [];
-        partitions.push({ partition, offset });
-        byTopic.set(topic, partitions);
-      }
+      const byTopic = groupByTopic(
+        done.map(({ payload: { batch }, offset }) => [
+          batch.topic,
+          { partition: batch.partition, offset },
+        ]),
+      );
       await first.payload.commitOffsetsIfNecessary({
-        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        topics: byTopic.map(([topic, partitions]) => ({ topic, partitions })),
       });
       return done.map(() => undefined);
     }),
@@ -191,14 +194,15 @@ function deadLetter(command: KafkaMessage, topic: string, error: ErrorBody): Out
   };
 }
 
-function groupByTopic(outgoing: readonly Outgoing[]): TopicMessages[] {
-  const byTopic = new Map<string, Message[]>();
-  for (const { topic, message } of outgoing) {
-    const messages = byTopic.get(topic);
-    if (messages === undefined) byTopic.set(topic, [message]);
-    else messages.push(message);
+/** Items grouped by topic, topics in the order first seen, items in their order. */
+function groupByTopic<Item>(entries: readonly (readonly [string, Item])[]): [string, Item[]][] {
+  const byTopic = new Map<string, Item[]>();
+  for (const [topic, item] of entries) {
+    const items = byTopic.get(topic);
+    if (items === undefined) byTopic.set(topic, [item]);
+    else items.push(item);
   }
-  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+  return [...byTopic];
 }
 
 function firstHeader(value: IHeaders[string]): Buffer | string | undefined {
