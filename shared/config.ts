@@ -1,10 +1,17 @@
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { TOPICS, type Topics } from './contracts/kafka.ts';
+
+/** Kafka's own rule for topic names. */
+const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';
 
 /** Variables both services read. */
 export const sharedSettings = {
   KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
   KAFKA_PARTITIONS: Type.Integer({ default: 3, minimum: 1, maximum: 1000 }),
+  KAFKA_CREATE_TOPIC: Type.String({ default: TOPICS.create, pattern: TOPIC_NAME }),
+  KAFKA_REPLY_TOPIC: Type.String({ default: TOPICS.replies, pattern: TOPIC_NAME }),
+  KAFKA_DLQ_TOPIC: Type.String({ default: TOPICS.dlq, pattern: TOPIC_NAME }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) =>
       Type.Literal(level),
@@ -12,6 +19,18 @@ export const sharedSettings = {
     { default: 'info' },
   ),
 };
+
+export function topicsOf(config: {
+  KAFKA_CREATE_TOPIC: string;
+  KAFKA_REPLY_TOPIC: string;
+  KAFKA_DLQ_TOPIC: string;
+}): Topics {
+  return {
+    create: config.KAFKA_CREATE_TOPIC,
+    replies: config.KAFKA_REPLY_TOPIC,
+    dlq: config.KAFKA_DLQ_TOPIC,
+  };
+}
 
 export class ConfigError extends Error {
   constructor(message: string) {

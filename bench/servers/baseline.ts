@@ -31,7 +31,8 @@ const app = await buildApp({
   logger: createLogger(`bench-${mode}`, 'warn'),
   tokenVerifiers: [staticTokenVerifier(AUTH_TOKENS.split(','))],
   bodyLimitBytes: 16_384,
-  isReady: () => true,
+  maxEventLoopDelayMs: 1_000,
+  notReadyReason: () => undefined,
   isStopping: () => false,
 });
 await app.listen({ port: Number(PORT), host: '127.0.0.1' });

@@ -14,13 +14,20 @@ export interface ServerProcessOptions {
   stopTimeoutMs?: number;
 }
 
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface ServerProcess {
   readonly name: string;
   readonly pid: number;
   readonly logFile: string;
   /** Settles when the process has exited, for whatever reason. */
-  readonly exited: Promise<void>;
+  readonly exited: Promise<ExitStatus>;
   isRunning(): boolean;
+  /** Sends a signal without waiting (SIGKILL in fault drills). */
+  kill(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -50,12 +57,12 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
   rememberServer(pid, options.args);
 
   let alive = true;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('exit', (code, signal) => {
       alive = false;
       running.delete(child);
       forgetServer(pid);
-      resolve();
+      resolve({ code, signal });
     });
   });
 
@@ -65,6 +72,9 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
     logFile: options.logFile,
     exited,
     isRunning: () => alive,
+    kill(signal) {
+      if (alive) child.kill(signal);
+    },
     async stop() {
       if (!alive) return;
       child.kill('SIGTERM');

@@ -31,6 +31,8 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
       authTokens: [TOKEN],
       replyTimeoutMs: 60_000,
       maxInFlight: 100,
+      maxEventLoopDelayMs: 0,
+      shutdownDrainMs: 0,
       bodyLimitBytes: 1_024,
       partitions: 1,
     });

@@ -13,11 +13,11 @@ export type GatewayHarness = WriterHarness & TestGateway;
 
 export interface TestGateway {
   readonly gateway: Gateway;
-  post(
+  post: (
     payload: string | Buffer,
     headers?: InjectOptions['headers'],
-  ): Promise<LightMyRequestResponse>;
-  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  ) => Promise<LightMyRequestResponse>;
+  request: (options: InjectOptions) => Promise<LightMyRequestResponse>;
 }
 
 /** A ready gateway in front of a writer (or of nobody, with `writer: false`), all of this test's own. */
@@ -36,6 +36,8 @@ interface GatewayTestOptions {
   jwt?: JwtOptions;
   rateLimitPerMinute?: number;
   maxInFlight?: number;
+  maxEventLoopDelayMs?: number;
+  eventLoopSampleMs?: number;
 }
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
@@ -47,6 +49,8 @@ export async function attachGateway(
     jwt,
     rateLimitPerMinute,
     maxInFlight = 1_000,
+    maxEventLoopDelayMs = 0,
+    eventLoopSampleMs,
   }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
@@ -57,6 +61,9 @@ export async function attachGateway(
     ...(rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute }),
     replyTimeoutMs,
     maxInFlight,
+    maxEventLoopDelayMs,
+    ...(eventLoopSampleMs === undefined ? {} : { eventLoopSampleMs }),
+    shutdownDrainMs: 0,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     topics: harness.topics,
     partitions: PARTITIONS,
@@ -83,7 +90,9 @@ export async function attachGateway(
 }
 
 /** Commands on the create topic, from its high watermarks: definitive once a publish is acknowledged. */
-export async function commandsPublished(gateway: GatewayHarness): Promise<number> {
+export async function commandsPublished(
+  gateway: Pick<WriterHarness, 'kafka' | 'topics'>,
+): Promise<number> {
   const admin = gateway.kafka.admin();
   await admin.connect();
   const offsets = await admin.fetchTopicOffsets(gateway.topics.create);

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fastifyAuth from '@fastify/auth';
 import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyUnderPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyError } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
@@ -21,9 +22,13 @@ export interface AppDeps {
   bodyLimitBytes: number;
   /** Creates each token may make per minute; unlimited when absent. */
   rateLimitPerMinute?: number;
-  /** Whether replies can be received (the reply consumer is assigned and fetching). */
-  isReady: () => boolean;
-  /** True from the moment a shutdown starts. */
+  /** Mean event-loop delay above which requests are refused with 503; 0 turns the check off. */
+  maxEventLoopDelayMs: number;
+  /** How often that delay is sampled (1 s unless a test needs it sooner). */
+  eventLoopSampleMs?: number;
+  /** Why `/readyz` answers 503 (no reply consumer yet, draining), or undefined when ready. */
+  notReadyReason: () => string | undefined;
+  /** True once the gateway closes: every request from then on is refused. */
   isStopping: () => boolean;
 }
 
@@ -50,6 +55,21 @@ export async function buildApp(deps: AppDeps) {
     return503OnClosing: false,
   });
   await app.register(fastifyAuth);
+  await app.register(fastifyUnderPressure, {
+    maxEventLoopDelay: deps.maxEventLoopDelayMs,
+    sampleInterval: deps.eventLoopSampleMs ?? 1_000,
+    // A liveness probe must not fail because the process is busy: restarting it sheds nothing.
+    pressureHandler: (request) =>
+      request.url === '/healthz'
+        ? Promise.resolve()
+        : Promise.reject(
+            new ApiError(
+              'unavailable',
+              `Overloaded: the event loop lags more than ${String(deps.maxEventLoopDelayMs)} ms; retry shortly`,
+              { headers: { 'retry-after': '1' } },
+            ),
+          ),
+  });
   await app.register(fastifyRateLimit, {
     global: false,
     // Per token, after authentication (the route's own onRequest hook runs first); keyed by a
@@ -100,11 +120,12 @@ export async function buildApp(deps: AppDeps) {
   app.get('/openapi.json', (request) => openApiDocument(`${request.protocol}://${request.host}`));
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {
-    if (deps.isReady()) return { status: 'ready' };
+    const reason = deps.notReadyReason();
+    if (reason === undefined) return { status: 'ready' };
     return reply
       .code(503)
       .header('retry-after', '1')
-      .send(errorBody('unavailable', 'Not ready: the reply consumer is not assigned yet'));
+      .send(errorBody('unavailable', `Not ready: ${reason}`));
   });
 
   app.post(

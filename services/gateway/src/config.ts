@@ -36,6 +36,16 @@ export const GatewayConfig = Type.Object({
   ),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
   MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    default: 1_000,
+    minimum: 0,
+    description: 'Mean event-loop delay above which requests get 503; 0 turns it off',
+  }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    default: 0,
+    minimum: 0,
+    description: 'How long a stopping gateway keeps serving with /readyz at 503',
+  }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
 });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
 import { TOPICS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
@@ -20,13 +21,20 @@ export interface GatewayOptions {
   bodyLimitBytes: number;
   rateLimitPerMinute?: number;
   maxInFlight: number;
+  maxEventLoopDelayMs: number;
+  eventLoopSampleMs?: number;
+  /** How long a stopping gateway keeps serving with `/readyz` at 503, so balancers drain it. */
+  shutdownDrainMs: number;
   partitions: number;
   topics?: Topics;
 }
 
 export interface Gateway {
   readonly app: GatewayApp;
-  /** Stops taking requests, answers those in flight, then disconnects from Kafka. */
+  /**
+   * Turns `/readyz` to 503 at once and keeps serving for the drain period, then refuses new
+   * requests, answers those in flight and disconnects from Kafka.
+   */
   stop(): Promise<void>;
 }
 
@@ -44,6 +52,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     startReplyConsumer(options.kafka, topics.replies, waiter),
   ]);
   let stopped: Promise<void> | undefined;
+  let closing = false;
   const app = await buildApp({
     logger: options.logger,
     tokenVerifiers,
@@ -58,15 +67,25 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         replyTimeoutMs: options.replyTimeoutMs,
         maxInFlight: options.maxInFlight,
       }),
-    isReady: () => stopped === undefined && replies.isReady(),
-    isStopping: () => stopped !== undefined,
+    maxEventLoopDelayMs: options.maxEventLoopDelayMs,
+    ...(options.eventLoopSampleMs === undefined
+      ? {}
+      : { eventLoopSampleMs: options.eventLoopSampleMs }),
+    notReadyReason: () => {
+      if (stopped !== undefined) return 'shutting down';
+      return replies.isReady() ? undefined : 'the reply consumer is not assigned yet';
+    },
+    isStopping: () => closing,
   });
   return {
     app,
     stop() {
-      stopped ??= app.close().then(async () => {
+      stopped ??= (async () => {
+        await sleep(options.shutdownDrainMs);
+        closing = true;
+        await app.close();
         await Promise.all([publisher.disconnect(), replies.disconnect()]);
-      });
+      })();
       return stopped;
     },
   };

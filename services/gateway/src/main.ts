@@ -1,5 +1,5 @@
 // `npm run start:gateway`: one gateway process against KAFKA_BROKERS.
-import { configOrExit } from '../../../shared/config.ts';
+import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { readGatewayConfig } from './config.ts';
@@ -14,11 +14,14 @@ const gateway = await startGateway({
   ...(config.jwt === undefined ? {} : { jwt: config.jwt }),
   replyTimeoutMs: config.REPLY_TIMEOUT_MS,
   maxInFlight: config.MAX_IN_FLIGHT,
+  maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+  shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
   ...(config.RATE_LIMIT_PER_MINUTE === undefined
     ? {}
     : { rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE }),
   partitions: config.KAFKA_PARTITIONS,
+  topics: topicsOf(config),
 });
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
 

@@ -1,10 +1,12 @@
 import Type from 'typebox';
+import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
 import { readConfig, sharedSettings } from '../../../shared/config.ts';
 
 export const WriterConfig = Type.Object({
   ...sharedSettings,
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
+  KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),
 });
 
 export function readWriterConfig(env: NodeJS.ProcessEnv = process.env) {

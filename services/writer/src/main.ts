@@ -1,6 +1,6 @@
 // `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
 import { MongoClient } from 'mongodb';
-import { configOrExit } from '../../../shared/config.ts';
+import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { readWriterConfig } from './config.ts';
@@ -17,6 +17,8 @@ const writer = await startWriter({
   db: mongo.db(config.MONGODB_DATABASE),
   logger,
   partitions: config.KAFKA_PARTITIONS,
+  topics: topicsOf(config),
+  groupId: config.KAFKA_WRITER_GROUP,
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,0 +1,79 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject, onTestFinished } from 'vitest';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '../../deploy/local/node-service.ts';
+import { freePort } from '../../deploy/local/ports.ts';
+import { groupIsStable, httpIsReady } from '../../deploy/local/readiness.ts';
+import type { ServerProcess } from '../../deploy/local/server-process.ts';
+import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
+import { TOKEN } from './gateway.ts';
+import { uniqueName } from './kafka.ts';
+import { PARTITIONS, type WriterHarness } from './writer.ts';
+
+export interface ServiceProcesses {
+  /** The writers' consumer group, of this test's own. */
+  readonly groupId: string;
+  startWriter(name: string): Promise<ServerProcess>;
+  startGateway(
+    name: string,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<{ process: ServerProcess; url: string }>;
+}
+
+/**
+ * Real `npm run start:*` processes (same entry points and V8 flags) on the harness's topics and
+ * database; every one still running is stopped when the test ends. Their logs go to the run's
+ * server log folder.
+ */
+export function serviceProcesses(harness: Pick<WriterHarness, 'topics' | 'db'>): ServiceProcesses {
+  const groupId = uniqueName('writers');
+  const logDir = join(
+    inject('serverLogDir') ?? mkdtempSync(join(tmpdir(), 'plant-store-')),
+    uniqueName('services'),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KAFKA_BROKERS: inject('kafkaBrokers'),
+    MONGODB_URI: inject('mongoUri'),
+    MONGODB_DATABASE: harness.db.databaseName,
+    KAFKA_CREATE_TOPIC: harness.topics.create,
+    KAFKA_REPLY_TOPIC: harness.topics.replies,
+    KAFKA_DLQ_TOPIC: harness.topics.dlq,
+    KAFKA_WRITER_GROUP: groupId,
+    KAFKA_PARTITIONS: String(PARTITIONS),
+    AUTH_TOKENS: TOKEN,
+    LOG_LEVEL: 'info',
+  };
+  const started: ServerProcess[] = [];
+  onTestFinished(async () => {
+    await Promise.all(started.map((service) => service.stop()));
+  });
+  const start = (name: string, script: string, extra: NodeJS.ProcessEnv = {}) => {
+    const service = startNodeService({ name, script, env: { ...env, ...extra }, logDir });
+    started.push(service);
+    return service;
+  };
+  const writers: ServerProcess[] = [];
+  return {
+    groupId,
+    async startWriter(name) {
+      const writer = start(name, WRITER_MAIN);
+      writers.push(writer);
+      const members = writers.filter((each) => each.isRunning()).length;
+      await waitUntilReady(
+        writer,
+        () => groupIsStable(inject('kafkaBrokers'), groupId, members),
+        60_000,
+      );
+      return writer;
+    },
+    async startGateway(name, extra = {}) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${String(port)}`;
+      const gateway = start(name, GATEWAY_MAIN, { ...extra, PORT: String(port) });
+      await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
+      return { process: gateway, url };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { attachGateway } from '../support/gateway.ts';
+import { serviceProcesses } from '../support/services.ts';
+import { PARTITIONS, startTestWriter } from '../support/writer.ts';
+
+describe('A writer process stopped with SIGTERM under load', () => {
+  it('When SIGTERM reaches one of two writers, then it finishes and commits its batch, exits 0, and the other takes over every partition within a second with no request lost', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const services = serviceProcesses(harness);
+    const stopping = await services.startWriter('writer-a');
+    await services.startWriter('writer-b');
+    const { post } = await attachGateway(harness, { replyTimeoutMs: 15_000 });
+    const admin = harness.kafka.admin();
+    await admin.connect();
+
+    const answers = new Map<
+      number,
+      { status: number; body: unknown; startedAt: number; ms: number }
+    >();
+    let nextId = 1;
+    let loading = true;
+    const client = async () => {
+      while (loading) {
+        const id = nextId++;
+        const startedAt = Date.now();
+        const response = await post(`{"id": ${String(id)}, "name": "Plant ${String(id)}"}`);
+        answers.set(id, {
+          status: response.statusCode,
+          body: response.json(),
+          startedAt,
+          ms: Date.now() - startedAt,
+        });
+      }
+    };
+    const load = Promise.all(Array.from({ length: 16 }, client));
+    await expect.poll(() => answers.size, { timeout: 30_000 }).toBeGreaterThan(300);
+
+    const signalledAt = Date.now();
+    stopping.kill('SIGTERM');
+    const exit = await stopping.exited;
+    const exitedAt = Date.now();
+    let takenOverAt = 0;
+    await expect
+      .poll(
+        async () => {
+          const [group] = (await admin.describeGroups([services.groupId])).groups;
+          takenOverAt = Date.now();
+          return group?.state === 'Stable' ? group.members.length : 0;
+        },
+        { interval: 20, timeout: 10_000 },
+      )
+      .toBe(1);
+    const answeredAtTakeover = answers.size;
+    await expect
+      .poll(() => answers.size, { timeout: 30_000 })
+      .toBeGreaterThan(answeredAtTakeover + 300);
+    loading = false;
+    await load;
+    await sleep(500);
+    const [ends, [committed]] = await Promise.all([
+      admin.fetchTopicOffsets(harness.topics.create),
+      admin.fetchOffsets({ groupId: services.groupId, topics: [harness.topics.create] }),
+    ]);
+    await admin.disconnect();
+    const stored = await harness.db
+      .collection<{ _id: bigint; name: string }>('plants')
+      .find({})
+      .toArray();
+
+    console.log(
+      `writer exited ${String(exitedAt - signalledAt)} ms after SIGTERM; the other owned every partition ${String(takenOverAt - exitedAt)} ms after that; slowest create ${String(Math.max(...[...answers.values()].map(({ ms }) => ms)))} ms`,
+    );
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(readFileSync(stopping.logFile, 'utf8')).toContain(
+      'stopping: finishing the batch in hand, committing, leaving the group',
+    );
+    expect(takenOverAt - exitedAt).toBeLessThan(1_000);
+    expect([...answers.values()].filter(({ status }) => status !== 200)).toEqual([]);
+    for (const [id, { body }] of answers) expect(body).toEqual({ name: `Plant ${String(id)}` });
+    expect(
+      stored.map(({ _id, name }) => [Number(_id), name]).sort(([a], [b]) => Number(a) - Number(b)),
+    ).toEqual([...answers.keys()].sort((a, b) => a - b).map((id) => [id, `Plant ${String(id)}`]));
+    expect(
+      committed?.partitions.map(({ partition, offset }) => [partition, offset]).sort(),
+    ).toEqual(ends.map(({ partition, high }) => [partition, high]).sort());
+    expect(ends).toHaveLength(PARTITIONS);
+  });
+});
