@@ -6,11 +6,11 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { WRITER_GROUP } from '../shared/contracts/kafka.ts';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '../deploy/local/node-service.ts';
+import { startNodeService } from '../deploy/local/node-service.ts';
 import { projectRoot, stateRoot } from '../deploy/local/paths.ts';
 import { freePort } from '../deploy/local/ports.ts';
-import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
+import { httpIsReady } from '../deploy/local/readiness.ts';
+import { startServices } from '../deploy/local/services.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
@@ -85,31 +85,12 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
     await waitUntilReady(server, () => httpIsReady(url), 30_000);
     return { services: [server], urls: [url] };
   }
-  const writers = Array.from({ length: Number(values.writers) }, (_, index) =>
-    startNodeService({ name: `writer-${index + 1}`, script: WRITER_MAIN, env, logDir }),
-  );
-  const ports = await Promise.all(Array.from({ length: Number(values.gateways) }, freePort));
-  const gateways = ports.map((port, index) =>
-    startNodeService({
-      name: ports.length === 1 ? 'gateway' : `gateway-${index + 1}`,
-      script: GATEWAY_MAIN,
-      env: { ...env, PORT: String(port) },
-      logDir,
-    }),
-  );
-  for (const writer of writers) {
-    await waitUntilReady(
-      writer,
-      () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP, writers.length),
-      60_000,
-    );
-  }
-  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-  await Promise.all(
-    gateways.map((gateway, index) =>
-      waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
-    ),
-  );
+  const { writers, gateways, urls } = await startServices({
+    env,
+    logDir,
+    writers: Number(values.writers),
+    gateways: Number(values.gateways),
+  });
   return { services: [...gateways, ...writers], urls };
 }
 

@@ -33,6 +33,8 @@ export interface LocalStack {
   >;
   readonly kafka: KafkaServer;
   readonly mongo: MongoServer;
+  /** Stops one server and starts it again on the same data and port (fault drills). */
+  restart(server: 'kafka' | 'mongo'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,32 +62,41 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     kafkaControllerPort: options.kafkaControllerPort ?? (await freePort()),
     mongoPort: options.mongoPort ?? (await freePort()),
   };
-  const started = await Promise.allSettled([
-    startKafka({
-      libsDir,
-      dir: join(options.dir, 'kafka'),
-      port: ports.kafkaPort,
-      controllerPort: ports.kafkaControllerPort,
-      logFile: join(logDir, 'kafka.log'),
-    }),
-    startMongo({
-      dir: join(options.dir, 'mongo'),
-      port: ports.mongoPort,
-      logFile: join(logDir, 'mongo.log'),
-    }),
-  ]);
+  const kafkaOptions = {
+    libsDir,
+    dir: join(options.dir, 'kafka'),
+    port: ports.kafkaPort,
+    controllerPort: ports.kafkaControllerPort,
+    logFile: join(logDir, 'kafka.log'),
+  };
+  const mongoOptions = {
+    dir: join(options.dir, 'mongo'),
+    port: ports.mongoPort,
+    logFile: join(logDir, 'mongo.log'),
+  };
+  const started = await Promise.allSettled([startKafka(kafkaOptions), startMongo(mongoOptions)]);
   const [kafka, mongo] = started;
   if (kafka.status === 'fulfilled' && mongo.status === 'fulfilled') {
+    const servers = { kafka: kafka.value, mongo: mongo.value };
     return {
       kafkaBrokers: kafka.value.brokers,
       mongoUri: mongo.value.uri,
       mongoServer: mongo.value.process.name,
       logDir,
       ports,
-      kafka: kafka.value,
-      mongo: mongo.value,
+      get kafka() {
+        return servers.kafka;
+      },
+      get mongo() {
+        return servers.mongo;
+      },
+      async restart(server) {
+        await servers[server].stop();
+        if (server === 'kafka') servers.kafka = await startKafka(kafkaOptions);
+        else servers.mongo = await startMongo(mongoOptions);
+      },
       stop: async () => {
-        await Promise.all([kafka.value.stop(), mongo.value.stop()]);
+        await Promise.all([servers.kafka.stop(), servers.mongo.stop()]);
       },
     };
   }

@@ -9,6 +9,10 @@ describe('Configuration read at boot', () => {
       ...required,
       MONGODB_DATABASE: 'plantstore',
       KAFKA_PARTITIONS: 3,
+      KAFKA_CREATE_TOPIC: 'plants.create',
+      KAFKA_REPLY_TOPIC: 'plants.create.replies',
+      KAFKA_DLQ_TOPIC: 'plants.create.dlq',
+      KAFKA_WRITER_GROUP: 'plant-writers',
       LOG_LEVEL: 'info',
     });
     expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
@@ -20,10 +24,12 @@ describe('Configuration read at boot', () => {
         MONGODB_URI: 'postgres://x',
         KAFKA_PARTITIONS: 'many',
         LOG_LEVEL: 'loud',
+        KAFKA_CREATE_TOPIC: 'plants/create',
       }),
     ).toThrow(
       'Invalid configuration: KAFKA_BROKERS must be set; ' +
         'KAFKA_PARTITIONS must be integer (got "many"); ' +
+        'KAFKA_CREATE_TOPIC must match pattern "^[a-zA-Z0-9._-]{1,249}$" (got "plants/create"); ' +
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud"); ' +
         'MONGODB_URI must match pattern "^mongodb(\\+srv)?://" (got "postgres://x")',
     );

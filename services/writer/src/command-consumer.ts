@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Consumer,
   EachBatchPayload,
@@ -26,6 +27,8 @@ export interface CommandConsumerDeps {
 
 /** How many partitions' batches one writer answers at once, sharing its round trips. */
 const PARTITIONS_AT_ONCE = 16;
+const HEARTBEAT_WHILE_BUSY_MS = 1_000;
+const STORE_RETRY_MS = 500;
 
 /**
  * Consumes create commands a batch per partition: one insert, at most one read, one send of
@@ -41,8 +44,52 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<voi
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) => answerBatch(payload, deps, roundTrips),
+    eachBatch: (payload) =>
+      keepingMembership(payload, () => answerBatch(payload, deps, roundTrips)),
   });
+}
+
+/**
+ * kafkajs heartbeats only between batches, so a batch waiting on a store that is down would let
+ * the session expire and every writer rebalance again and again. Heartbeats go on while a batch
+ * is in hand; a rebalance still ends it at the next step.
+ */
+async function keepingMembership(
+  payload: EachBatchPayload,
+  answer: () => Promise<void>,
+): Promise<void> {
+  const heartbeats = setInterval(() => {
+    payload.heartbeat().catch(() => undefined);
+  }, HEARTBEAT_WHILE_BUSY_MS);
+  try {
+    await answer();
+  } finally {
+    clearInterval(heartbeats);
+  }
+}
+
+/**
+ * The store's outcome for a batch's plants, waiting for the store while it is unreachable: the
+ * batch is neither answered nor committed meanwhile, and is answered once the store is back.
+ */
+async function createdOnceStoreAnswers(
+  payload: EachBatchPayload,
+  plants: NewPlant[],
+  deps: CommandConsumerDeps,
+  roundTrips: RoundTrips,
+): Promise<Reply[]> {
+  for (;;) {
+    try {
+      return await roundTrips.create(plants);
+    } catch (error) {
+      if (!payload.isRunning() || payload.isStale()) throw error;
+      deps.logger.warn(
+        { err: error, partition: payload.batch.partition, commands: plants.length },
+        'store unavailable: the batch waits, unanswered and uncommitted',
+      );
+      await sleep(STORE_RETRY_MS);
+    }
+  }
 }
 
 interface Outgoing {
@@ -115,7 +162,12 @@ async function answerBatch(
   const valid = decoded.flatMap(({ message, checked }) =>
     checked.ok ? [{ message, plant: checked.plant }] : [],
   );
-  const outcomes = await roundTrips.create(valid.map(({ plant }) => plant));
+  const outcomes = await createdOnceStoreAnswers(
+    payload,
+    valid.map(({ plant }) => plant),
+    deps,
+    roundTrips,
+  );
 
   const outgoing: Outgoing[] = [];
   valid.forEach(({ message, plant }, index) => {

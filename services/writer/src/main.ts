@@ -8,7 +8,12 @@ import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
 const logger = createLogger('writer', config.LOG_LEVEL);
-const mongo = new MongoClient(config.MONGODB_URI, { useBigInt64: true });
+// A store that is down fails an insert within 5 s (the driver waits 30 s by default); the batch
+// then waits and retries, heartbeating, instead of holding one request for half a minute.
+const mongo = new MongoClient(config.MONGODB_URI, {
+  useBigInt64: true,
+  serverSelectionTimeoutMS: 5_000,
+});
 const kafka = kafkaClient('plant-store-writer', config.KAFKA_BROKERS);
 
 await mongo.connect();

@@ -32,7 +32,9 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   });
   const consumer = kafka.consumer({
     groupId: options.groupId ?? WRITER_GROUP,
-    sessionTimeout: 10_000,
+    // The broker's least (group.min.session.timeout.ms): a writer that dies without leaving the
+    // group holds its partitions this long.
+    sessionTimeout: 6_000,
     // kafkajs heartbeats only between fetches, and a rebalance is noticed on a heartbeat: a short
     // fetch wait and heartbeat interval let the others take over a stopped writer's partitions
     // within a second (an idle fetch wait of 1 s made it 1.0–1.3 s), and bound how long

@@ -1,0 +1,63 @@
+import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { freePort } from './ports.ts';
+import { groupIsStable, httpIsReady } from './readiness.ts';
+import type { ServerProcess } from './server-process.ts';
+import { waitUntilReady } from './wait-until-ready.ts';
+
+export interface ServicesOptions {
+  /** Both services' environment: brokers, store, tokens, topics. */
+  env: NodeJS.ProcessEnv;
+  logDir: string;
+  writers: number;
+  gateways: number;
+}
+
+export interface Services {
+  writers: ServerProcess[];
+  gateways: ServerProcess[];
+  /** `http://127.0.0.1:<port>` of each gateway, in order. */
+  urls: string[];
+}
+
+/** Writer and gateway processes, each ready: writers in a stable group, gateways' `/readyz` 200. */
+export async function startServices(options: ServicesOptions): Promise<Services> {
+  const writers = Array.from({ length: options.writers }, (_, index) =>
+    startWriterProcess(`writer-${String(index + 1)}`, options),
+  );
+  const ports = await Promise.all(Array.from({ length: options.gateways }, freePort));
+  const urls = ports.map((port) => `http://127.0.0.1:${String(port)}`);
+  const gateways = ports.map((port, index) =>
+    startNodeService({
+      name: ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`,
+      script: GATEWAY_MAIN,
+      env: { ...options.env, PORT: String(port) },
+      logDir: options.logDir,
+    }),
+  );
+  for (const writer of writers) await writerJoined(writer, options.env, writers.length);
+  await Promise.all(
+    gateways.map((gateway, index) =>
+      waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
+    ),
+  );
+  return { writers, gateways, urls };
+}
+
+export function startWriterProcess(
+  name: string,
+  options: Pick<ServicesOptions, 'env' | 'logDir'>,
+): ServerProcess {
+  return startNodeService({ name, script: WRITER_MAIN, env: options.env, logDir: options.logDir });
+}
+
+/** Resolves once the writers' group is stable with `members` members. */
+function writerJoined(
+  writer: ServerProcess,
+  env: NodeJS.ProcessEnv,
+  members: number,
+): Promise<void> {
+  const brokers = env.KAFKA_BROKERS ?? '';
+  const group = env.KAFKA_WRITER_GROUP ?? WRITER_GROUP;
+  return waitUntilReady(writer, () => groupIsStable(brokers, group, members), 60_000);
+}
