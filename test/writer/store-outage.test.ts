@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { provisionFerretDb, startFerretDb } from '../../deploy/local/ferretdb.ts';
+import type { MongoServer } from '../../deploy/local/mongo-server.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
@@ -11,31 +12,47 @@ import { createLogger } from '../../shared/logger.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
 import { json, startTestWriter, writerOptions } from '../support/writer.ts';
 
+/** A FerretDB of this test's own that can be stopped and started again on the same data. */
+async function ownStore() {
+  const dir = await temporaryDirectory();
+  const binary = await provisionFerretDb(cacheRoot(), join(dir, 'provision.log'));
+  const options = {
+    dir: join(dir, 'data'),
+    port: await freePort(),
+    logFile: join(dir, 'mongo.log'),
+  };
+  let server: MongoServer = await startFerretDb(binary, options);
+  // As the writer's entry point does: a store that is down fails an insert within 5 s.
+  const client = new MongoClient(server.uri, {
+    useBigInt64: true,
+    serverSelectionTimeoutMS: 5_000,
+  });
+  onTestFinished(async () => {
+    await client.close();
+    await server.stop();
+  });
+  return {
+    db: client.db('plantstore'),
+    stop: () => server.stop(),
+    async start() {
+      server = await startFerretDb(binary, options);
+    },
+  };
+}
+
+/** Enough ids that every partition has a batch waiting on the store. */
+const IDS = Array.from({ length: 12 }, (_, index) => String(index + 1));
+
 describe.skipIf(localServersUnavailable)('Writer while the store is down', () => {
   it('When the store is unreachable, then the command is neither answered nor committed, and after recovery it answers 200', async () => {
-    const dir = await temporaryDirectory();
-    const binary = await provisionFerretDb(cacheRoot(), join(dir, 'provision.log'));
-    const options = {
-      dir: join(dir, 'data'),
-      port: await freePort(),
-      logFile: join(dir, 'mongo.log'),
-    };
-    let store = await startFerretDb(binary, options);
-    const client = new MongoClient(store.uri, {
-      useBigInt64: true,
-      serverSelectionTimeoutMS: 60_000,
-    });
+    const store = await ownStore();
     const harness = await startTestWriter({ writer: false });
     const writerSettings = writerOptions(harness, {
-      db: client.db('plantstore'),
+      db: store.db,
       logger: createLogger('writer', 'silent'),
     });
     const writer = await startWriter(writerSettings);
-    onTestFinished(async () => {
-      await writer.stop();
-      await client.close();
-      await store.stop();
-    });
+    onTestFinished(() => writer.stop());
 
     await store.stop();
     await harness.sendCommand('9', '{"id": 9, "name": "Orchid"}');
@@ -50,12 +67,49 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     await admin.disconnect();
     expect(committed?.partitions.every(({ offset }) => offset === '-1')).toBe(true);
 
-    store = await startFerretDb(binary, options);
+    await store.start();
     const [reply] = await harness.received(harness.topics.replies, 1);
 
     expect(json(reply)).toEqual({ status: 200, plant: { name: 'Orchid' } });
-    expect(
-      await client.db('plantstore').collection<StoredPlant>('plants').countDocuments({ _id: 9n }),
-    ).toBe(1);
+    expect(await store.db.collection<StoredPlant>('plants').countDocuments({ _id: 9n })).toBe(1);
+  });
+
+  it('When the store is down longer than the session timeout, then two writers keep their group membership (no rebalance) and answer once it is back', async () => {
+    const store = await ownStore();
+    const harness = await startTestWriter({ writer: false });
+    const settings = writerOptions(harness, {
+      db: store.db,
+      logger: createLogger('writer', 'silent'),
+    });
+    const writers = [await startWriter(settings), await startWriter(settings)];
+    onTestFinished(() => Promise.all(writers.map((writer) => writer.stop())).then(() => undefined));
+    const admin = harness.kafka.admin();
+    await admin.connect();
+    onTestFinished(() => admin.disconnect());
+    const members = async () => {
+      const [group] = (await admin.describeGroups([settings.groupId])).groups;
+      return {
+        state: group?.state,
+        ids: (group?.members ?? []).map(({ memberId }) => memberId).sort(),
+      };
+    };
+    await expect.poll(async () => (await members()).ids.length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(async () => (await members()).state, { timeout: 30_000 }).toBe('Stable');
+    const before = await members();
+
+    await store.stop();
+    await Promise.all(
+      IDS.map((id) => harness.sendCommand(id, `{"id": ${id}, "name": "Fern ${id}"}`)),
+    );
+    await sleep(9_000);
+    const during = await members();
+    await store.start();
+    const replies = await harness.received(harness.topics.replies, IDS.length);
+
+    expect(during).toEqual(before);
+    expect(await members()).toEqual(before);
+    expect(replies.map(json)).toEqual(
+      expect.arrayContaining(IDS.map((id) => ({ status: 200, plant: { name: `Fern ${id}` } }))),
+    );
   });
 });

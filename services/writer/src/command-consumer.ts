@@ -27,7 +27,6 @@ export interface CommandConsumerDeps {
 
 /** How many partitions' batches one writer answers at once, sharing its round trips. */
 const PARTITIONS_AT_ONCE = 16;
-const HEARTBEAT_WHILE_BUSY_MS = 1_000;
 const STORE_RETRY_MS = 500;
 
 /**
@@ -44,28 +43,8 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<voi
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) =>
-      keepingMembership(payload, () => answerBatch(payload, deps, roundTrips)),
+    eachBatch: (payload) => answerBatch(payload, deps, roundTrips),
   });
-}
-
-/**
- * kafkajs heartbeats only between batches, so a batch waiting on a store that is down would let
- * the session expire and every writer rebalance again and again. Heartbeats go on while a batch
- * is in hand; a rebalance still ends it at the next step.
- */
-async function keepingMembership(
-  payload: EachBatchPayload,
-  answer: () => Promise<void>,
-): Promise<void> {
-  const heartbeats = setInterval(() => {
-    payload.heartbeat().catch(() => undefined);
-  }, HEARTBEAT_WHILE_BUSY_MS);
-  try {
-    await answer();
-  } finally {
-    clearInterval(heartbeats);
-  }
 }
 
 /**
