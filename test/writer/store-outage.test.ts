@@ -1,44 +1,11 @@
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { provisionFerretDb, startFerretDb } from '../../deploy/local/ferretdb.ts';
-import type { MongoServer } from '../../deploy/local/mongo-server.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
-import { freePort } from '../../deploy/local/ports.ts';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import { localServersUnavailable } from '../support/local-servers.ts';
+import { ownStore } from '../support/own-store.ts';
 import { json, startTestWriter, writerOptions } from '../support/writer.ts';
-
-/** A FerretDB of this test's own that can be stopped and started again on the same data. */
-async function ownStore() {
-  const dir = await temporaryDirectory();
-  const binary = await provisionFerretDb(cacheRoot(), join(dir, 'provision.log'));
-  const options = {
-    dir: join(dir, 'data'),
-    port: await freePort(),
-    logFile: join(dir, 'mongo.log'),
-  };
-  let server: MongoServer = await startFerretDb(binary, options);
-  // As the writer's entry point does: a store that is down fails an insert within 5 s.
-  const client = new MongoClient(server.uri, {
-    useBigInt64: true,
-    serverSelectionTimeoutMS: 5_000,
-  });
-  onTestFinished(async () => {
-    await client.close();
-    await server.stop();
-  });
-  return {
-    db: client.db('plantstore'),
-    stop: () => server.stop(),
-    async start() {
-      server = await startFerretDb(binary, options);
-    },
-  };
-}
 
 /** Enough ids that every partition has a batch waiting on the store. */
 const IDS = Array.from({ length: 12 }, (_, index) => String(index + 1));
