@@ -31,6 +31,7 @@ const app = await buildApp({
   logger: createLogger(`bench-${mode}`, 'warn'),
   tokenVerifiers: [staticTokenVerifier(AUTH_TOKENS.split(','))],
   bodyLimitBytes: 16_384,
+  requestTimeoutMs: 10_000,
   maxEventLoopDelayMs: 1_000,
   notReadyReason: () => undefined,
   isStopping: () => false,

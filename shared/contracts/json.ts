@@ -9,6 +9,7 @@ declare global {
 }
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/;
+export const MAX_JSON_DEPTH = 128;
 
 export class InvalidJsonError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -20,15 +21,32 @@ export class InvalidJsonError extends Error {
 /**
  * JSON.parse that keeps every digit: integer literals within int64 become bigints, read from
  * their source text (Node ≥ 22's reviver context), so 9223372036854775807 survives. Keys
- * `__proto__` and `constructor.prototype` are refused (prototype poisoning).
+ * `__proto__` and `constructor.prototype` are refused (prototype poisoning), and so is what
+ * I-JSON (RFC 7493) forbids and JSON.parse lets through: unpaired surrogates and repeated member
+ * names (JSON.parse keeps the last one, so two readers of one body could disagree on its id).
+ * Nesting deeper than MAX_JSON_DEPTH is refused before parsing: the reviver recurses per level
+ * and would run out of stack a few thousand levels down.
  */
 export function parseJsonLosslessly(text: string): unknown {
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+    throw new InvalidJsonError(`Body nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
+  }
+  const value = parseSecurely(text);
+  const repeated = repeatedMemberName(text);
+  if (repeated !== undefined) {
+    throw new InvalidJsonError(`Body repeats the member name ${JSON.stringify(repeated)}`);
+  }
+  return value;
+}
+
+function parseSecurely(text: string): unknown {
   try {
     return secureJson.parse(text, reviveInt64, {
       protoAction: 'error',
       constructorAction: 'error',
     });
   } catch (error) {
+    if (error instanceof InvalidJsonError) throw error;
     const poisoned = error instanceof Error && error.message.includes('forbidden prototype');
     throw new InvalidJsonError(
       poisoned
@@ -41,10 +59,13 @@ export function parseJsonLosslessly(text: string): unknown {
 
 function reviveInt64(
   this: unknown,
-  _key: string,
+  key: string,
   value: unknown,
   context?: { source?: string },
 ): unknown {
+  if (!key.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) {
+    throw new InvalidJsonError('Body carries an unpaired UTF-16 surrogate (\\ud800-\\udfff)');
+  }
   if (typeof value !== 'number' || context?.source === undefined) return value;
   if (!INTEGER_LITERAL.test(context.source)) return value;
   const exact = BigInt(context.source);
@@ -56,4 +77,49 @@ export function stringifyJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
     typeof item === 'bigint' ? JSON.rawJSON(item.toString()) : item,
   );
+}
+
+/** Whether arrays and objects nest deeper than `limit`, counted without parsing. */
+function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '"') index = closingQuote(text, index);
+    else if (char === '{' || char === '[') {
+      if (++depth > limit) return true;
+    } else if (char === '}' || char === ']') depth--;
+  }
+  return false;
+}
+
+/** The first member name an object repeats, in text that JSON.parse accepted. */
+function repeatedMemberName(text: string): string | undefined {
+  const open: (Set<string> | undefined)[] = [];
+  let expectingName = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '"') {
+      const end = closingQuote(text, index);
+      if (expectingName) {
+        const names = open.at(-1);
+        const name = JSON.parse(text.slice(index, end + 1)) as string;
+        if (names?.has(name)) return name;
+        names?.add(name);
+        expectingName = false;
+      }
+      index = end;
+    } else if (char === '{') {
+      open.push(new Set());
+      expectingName = true;
+    } else if (char === '[') open.push(undefined);
+    else if (char === '}' || char === ']') open.pop();
+    else if (char === ',') expectingName = open.at(-1) !== undefined;
+  }
+  return undefined;
+}
+
+function closingQuote(text: string, opening: number): number {
+  let index = opening + 1;
+  while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1;
+  return index;
 }

@@ -37,5 +37,6 @@ function describeFirstError(value: unknown): string {
     return `id must be an integer from ${INT64_MIN} to ${INT64_MAX}`;
   }
   const where = first.instancePath === '' ? 'Body' : first.instancePath.slice(1);
+  if (first.keyword === 'pattern') return `${where} must not contain U+0000 (NUL)`;
   return `${where} ${first.message}`;
 }

@@ -34,6 +34,7 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
       maxEventLoopDelayMs: 0,
       shutdownDrainMs: 0,
       bodyLimitBytes: 1_024,
+      requestTimeoutMs: 10_000,
       partitions: 1,
     });
     onTestFinished(() => gateway.stop());

@@ -1,9 +1,9 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect, onTestFinished } from 'vitest';
+import { expect, onTestFinished, vi } from 'vitest';
 import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
 import type { JwtOptions } from '../../services/gateway/src/jwt-tokens.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
-import { PARTITIONS, startTestWriter, type WriterHarness } from './writer.ts';
+import { PARTITIONS, startTestWriter, type RegisterCleanup, type WriterHarness } from './writer.ts';
 
 export const TOKEN = 'test-token-6a1f';
 export const SECOND_TOKEN = 'second-token';
@@ -26,7 +26,10 @@ export async function startTestGateway({
   replyTimeoutMs = 15_000,
   ...options
 }: { writer?: boolean } & GatewayTestOptions = {}): Promise<GatewayHarness> {
-  const harness = await startTestWriter({ writer });
+  const harness = await startTestWriter({
+    writer,
+    registerCleanup: options.registerCleanup ?? onTestFinished,
+  });
   return { ...harness, ...(await attachGateway(harness, { replyTimeoutMs, ...options })) };
 }
 
@@ -38,6 +41,9 @@ interface GatewayTestOptions {
   maxInFlight?: number;
   maxEventLoopDelayMs?: number;
   eventLoopSampleMs?: number;
+  bodyLimitBytes?: number;
+  requestTimeoutMs?: number;
+  registerCleanup?: RegisterCleanup;
 }
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
@@ -51,6 +57,9 @@ export async function attachGateway(
     maxInFlight = 1_000,
     maxEventLoopDelayMs = 0,
     eventLoopSampleMs,
+    bodyLimitBytes = BODY_LIMIT_BYTES,
+    requestTimeoutMs = 10_000,
+    registerCleanup = onTestFinished,
   }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway({
@@ -64,14 +73,19 @@ export async function attachGateway(
     maxEventLoopDelayMs,
     ...(eventLoopSampleMs === undefined ? {} : { eventLoopSampleMs }),
     shutdownDrainMs: 0,
-    bodyLimitBytes: BODY_LIMIT_BYTES,
+    bodyLimitBytes,
+    requestTimeoutMs,
     topics: harness.topics,
     partitions: PARTITIONS,
   });
-  onTestFinished(() => gateway.stop());
-  await expect
-    .poll(async () => (await gateway.app.inject('/readyz')).statusCode, { timeout: 15_000 })
-    .toBe(200);
+  registerCleanup(() => gateway.stop());
+  // vi.waitFor rather than expect.poll: a suite may share one gateway from its beforeAll.
+  await vi.waitFor(
+    async () => {
+      expect((await gateway.app.inject('/readyz')).statusCode).toBe(200);
+    },
+    { timeout: 15_000, interval: 50 },
+  );
   return {
     gateway,
     request: (options) => gateway.app.inject(options),

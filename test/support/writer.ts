@@ -5,7 +5,7 @@ import { inject, onTestFinished } from 'vitest';
 import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger, type Logger } from '../../shared/logger.ts';
 import { startWriter, type WriterOptions } from '../../services/writer/src/writer.ts';
 import { partitioner, uniqueName } from './kafka.ts';
 
@@ -15,6 +15,9 @@ export interface ReceivedMessage {
   partition: number;
   message: KafkaMessage;
 }
+
+/** Where teardown goes: the test's own `onTestFinished`, or a suite's `afterAll` for a harness it shares. */
+export type RegisterCleanup = (cleanup: () => Promise<void>) => void;
 
 export interface WriterHarness {
   kafka: Kafka;
@@ -35,6 +38,11 @@ export interface WriterHarness {
 export async function startTestWriter({
   writer: running = true,
   logger = createLogger('writer', 'warn'),
+  registerCleanup = onTestFinished,
+}: {
+  writer?: boolean;
+  logger?: Logger;
+  registerCleanup?: RegisterCleanup;
 } = {}): Promise<WriterHarness> {
   const kafka = kafkaClient('writer-test', inject('kafkaBrokers'));
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
@@ -66,7 +74,7 @@ export async function startTestWriter({
       return Promise.resolve();
     },
   });
-  onTestFinished(async () => {
+  registerCleanup(async () => {
     await Promise.all([writer.stop(), producer.disconnect(), observer.disconnect()]);
     await db.dropDatabase();
     await client.close();

@@ -84,6 +84,30 @@ describe('NewPlant decoding, shared by the gateway and the writer', () => {
       error: { error: 4001, message: 'Body is not valid UTF-8' },
     });
   });
+
+  it.each([
+    ['repeats "id"', '{"id": 1, "name": "x", "id": 2}', 'Body repeats the member name "id"'],
+    ['repeats "name" escaped', '{"id": 1, "name": "x", "\\u006eame": "y"}', 'member name "name"'],
+    ['has a lone surrogate', '{"id": 1, "name": "\\ud800"}', 'unpaired UTF-16 surrogate'],
+    ['nests 200 arrays', `[1, ${'['.repeat(200)}${']'.repeat(200)}]`, 'nests deeper than 128'],
+  ])('When the body %s, then it is refused with 4001', (_what, body, message) => {
+    const decoded = decode(body);
+
+    expect(decoded).toMatchObject({ ok: false, error: { error: 4001 } });
+    expect(!decoded.ok && decoded.error.message).toContain(message);
+  });
+
+  it('When the name or tag holds U+0000, then it is refused with 4000; in an unknown key it is dropped', () => {
+    expect(decode('{"id": 1, "name": "a\\u0000b"}')).toEqual({
+      ok: false,
+      error: { error: 4000, message: 'name must not contain U+0000 (NUL)' },
+    });
+    expect(decode('{"id": 1, "name": "x", "tag": "\\u0000"}')).toMatchObject({ ok: false });
+    expect(decode('{"id": 1, "name": "x", "a\\u0000": 1}')).toEqual({
+      ok: true,
+      plant: { id: 1n, name: 'x' },
+    });
+  });
 });
 
 describe('kafka_replyPartition header', () => {

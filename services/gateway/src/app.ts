@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fastifyAuth from '@fastify/auth';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
-import Fastify, { type FastifyError } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
@@ -11,6 +11,13 @@ import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 import { bearerAuth, bearerToken, type TokenVerifier } from './bearer-auth.ts';
 import type { RequestLog } from './create-plant.ts';
+import {
+  answerClientError,
+  contentTypeProblem,
+  refuseConnect,
+  refuseExpectation,
+  requireOneHost,
+} from './malformed-http.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface AppDeps {
@@ -20,6 +27,8 @@ export interface AppDeps {
   /** A request passes with a bearer token that any of them accepts. */
   tokenVerifiers: readonly TokenVerifier[];
   bodyLimitBytes: number;
+  /** How long a client may take to send a whole request, headers and body, before 408. */
+  requestTimeoutMs: number;
   /** Creates each token may make per minute; unlimited when absent. */
   rateLimitPerMinute?: number;
   /** Mean event-loop delay above which requests are refused with 503; 0 turns the check off. */
@@ -53,7 +62,24 @@ export async function buildApp(deps: AppDeps) {
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has its default error shape; the hook below answers instead.
     return503OnClosing: false,
+    requestTimeout: deps.requestTimeoutMs,
+    http: {
+      // Node times out a slow body only with the timeout given at creation, not Fastify's later
+      // one, and only when it checks its connections (every 30 s by default).
+      requestTimeout: deps.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(deps.requestTimeoutMs / 4)),
+      // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: answerClientError(deps.logger),
+    // Fastify answers a URL it cannot decode in its own shape, unless this is set.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply.code(400).send(errorBody('malformedRequest', error.message));
+    },
   });
+  app.server.on('connect', refuseConnect);
+  app.server.on('checkExpectation', refuseExpectation);
+  app.addHook('onRequest', requireOneHost);
   await app.register(fastifyAuth);
   await app.register(fastifyUnderPressure, {
     maxEventLoopDelay: deps.maxEventLoopDelayMs,
@@ -87,12 +113,13 @@ export async function buildApp(deps: AppDeps) {
 
   // Bodies are parsed losslessly by the same decoder the writer uses, not by Fastify's JSON.parse.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
-    done(null, body);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    done(contentTypeProblem(request.raw) ?? null, body);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error instanceof ApiError ? error : FASTIFY_ERRORS[error.code];
+    const known =
+      error instanceof ApiError ? error : (FASTIFY_ERRORS[error.code] ?? clientFault(error));
     if (known === undefined) {
       request.log.error({ err: error }, 'unexpected error');
       return reply.code(500).send(errorBody('internal', 'Internal error'));
@@ -147,6 +174,14 @@ export async function buildApp(deps: AppDeps) {
   );
 
   return app;
+}
+
+/** Fastify's other refusals of what a client sent (a 4xx status) are malformed requests, not 500s. */
+function clientFault(error: FastifyError): ApiError | undefined {
+  const status = error.statusCode ?? 500;
+  return status >= 400 && status < 500
+    ? new ApiError('malformedRequest', error.message, { cause: error })
+    : undefined;
 }
 
 export type GatewayApp = Awaited<ReturnType<typeof buildApp>>;

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.ts';
+import { headerCount } from './malformed-http.ts';
 
 /** One way to accept a bearer token: static tokens or JWT. */
 export type TokenVerifier = (token: string) => Promise<boolean>;
@@ -24,7 +25,7 @@ export function bearerAuth(verify: TokenVerifier) {
   return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     if (header === undefined) throw refusal('A bearer token is required');
-    if (authorizationHeaders(request.raw.rawHeaders) > 1) {
+    if (headerCount(request.raw.rawHeaders, 'authorization') > 1) {
       throw refusal('Send exactly one Authorization header', 'invalid_request');
     }
     const token = bearerToken(header);
@@ -37,11 +38,4 @@ export function bearerAuth(verify: TokenVerifier) {
 /** The token of an `Authorization: Bearer <token>` header; `bearer` in any case. */
 export function bearerToken(header: string | undefined): string | undefined {
   return header === undefined ? undefined : BEARER.exec(header)?.[1];
-}
-
-function authorizationHeaders(rawHeaders: readonly string[]): number {
-  let count = 0;
-  for (let index = 0; index < rawHeaders.length; index += 2)
-    if (rawHeaders[index]?.toLowerCase() === 'authorization') count++;
-  return count;
 }

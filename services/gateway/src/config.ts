@@ -47,6 +47,11 @@ export const GatewayConfig = Type.Object({
     description: 'How long a stopping gateway keeps serving with /readyz at 503',
   }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 16_384, minimum: 64 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 1,
+    description: 'How long a client may take to send a whole request before 408',
+  }),
 });
 
 export interface Authentication {

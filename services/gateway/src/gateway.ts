@@ -19,6 +19,8 @@ export interface GatewayOptions {
   jwt?: JwtOptions;
   replyTimeoutMs: number;
   bodyLimitBytes: number;
+  /** How long a client may take to send a whole request, headers and body, before 408. */
+  requestTimeoutMs: number;
   rateLimitPerMinute?: number;
   maxInFlight: number;
   maxEventLoopDelayMs: number;
@@ -57,6 +59,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: options.logger,
     tokenVerifiers,
     bodyLimitBytes: options.bodyLimitBytes,
+    requestTimeoutMs: options.requestTimeoutMs,
     ...(options.rateLimitPerMinute === undefined
       ? {}
       : { rateLimitPerMinute: options.rateLimitPerMinute }),

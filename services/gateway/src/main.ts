@@ -17,6 +17,7 @@ const gateway = await startGateway({
   maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
   shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,
   bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
   ...(config.RATE_LIMIT_PER_MINUTE === undefined
     ? {}
     : { rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE }),

@@ -6,14 +6,26 @@ const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = 
   '400': {
     // The seed's wording; the examples name the three cases.
     description: 'unexpected error',
-    errors: ['invalidPlant', 'invalidJson', 'conflictingPlant'],
+    errors: ['invalidPlant', 'invalidJson', 'malformedRequest', 'conflictingPlant'],
   },
   '401': { description: 'missing, malformed or invalid bearer token', errors: ['unauthorized'] },
+  '408': {
+    description: 'the request was not received completely within the request timeout',
+    errors: ['requestTimeout'],
+  },
   '413': { description: 'body larger than the configured limit', errors: ['bodyTooLarge'] },
   '415': { description: 'Content-Type is not application/json', errors: ['unsupportedMediaType'] },
+  '417': {
+    description: 'Expect asks for something other than 100-continue',
+    errors: ['expectationFailed'],
+  },
   '429': {
     description: 'this token made more creates this minute than allowed; retry after Retry-After',
     errors: ['tooManyRequests'],
+  },
+  '431': {
+    description: 'request line and headers larger than the server accepts',
+    errors: ['headersTooLarge'],
   },
   '500': { description: 'unexpected internal error', errors: ['internal'] },
   '503': {
