@@ -1,4 +1,5 @@
 import { ERRORS, ErrorBody, type ErrorKind } from '../../../shared/contracts/errors.ts';
+import { MAX_JSON_DEPTH } from '../../../shared/contracts/json.ts';
 import { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
 
 /** Statuses POST /plants answers besides 200, each with the `error` values it carries. */
@@ -38,6 +39,15 @@ const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = 
     errors: ['replyTimeout'],
   },
 };
+
+/** What OpenAPI 3.0 cannot express: refusals of bodies that match the NewPlant schema. */
+const NEW_PLANT_REFUSALS =
+  'Unknown properties are allowed and ignored: not stored, not forwarded, not echoed. ' +
+  'A body that matches this schema is still refused with 400/4001 when it carries a `__proto__` ' +
+  'or `constructor.prototype` key at any depth, names a member twice, holds an unpaired ' +
+  `surrogate or nests deeper than ${String(MAX_JSON_DEPTH)} levels (I-JSON, RFC 7493); ` +
+  'with 400/4009 when its id is stored with another name or tag; and with 413/4130 when it is ' +
+  'larger than the configured limit.';
 
 /**
  * The served OpenAPI document: the seed interface (same path, operation and schemas) plus every
@@ -96,6 +106,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       schemas: {
         Plant,
         NewPlant: {
+          description: NEW_PLANT_REFUSALS,
           allOf: [
             { $ref: '#/components/schemas/Plant' },
             {
