@@ -7,6 +7,7 @@ import { MongoClient } from 'mongodb';
 import { plantOf } from '../../shared/contracts/plant.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { buildApp, type AppDeps } from '../../services/gateway/src/app.ts';
+import { gatewayMetrics } from '../../services/gateway/src/metrics.ts';
 import { staticTokenVerifier } from '../../services/gateway/src/static-tokens.ts';
 import { createPlants } from '../../services/writer/src/create-plants.ts';
 import { plantStore } from '../../services/writer/src/plant-store.ts';
@@ -35,6 +36,7 @@ const app = await buildApp({
   maxEventLoopDelayMs: 1_000,
   notReadyReason: () => undefined,
   isStopping: () => false,
+  metrics: gatewayMetrics(() => 0),
 });
 await app.listen({ port: Number(PORT), host: '127.0.0.1' });
 process.once('SIGTERM', () => {

@@ -48,7 +48,13 @@ export function startWriterProcess(
   name: string,
   options: Pick<ServicesOptions, 'env' | 'logDir'>,
 ): ServerProcess {
-  return startNodeService({ name, script: WRITER_MAIN, env: options.env, logDir: options.logDir });
+  return startNodeService({
+    name,
+    script: WRITER_MAIN,
+    // Several writers on one host: each health and metrics port is a free one (in its log).
+    env: { ...options.env, METRICS_PORT: '0' },
+    logDir: options.logDir,
+  });
 }
 
 /** Resolves once the writers' group is stable with `members` members. */

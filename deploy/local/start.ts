@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
 import { stateRoot } from './paths.ts';
-import { assertPortFree } from './ports.ts';
+import { assertPortFree, freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
@@ -42,7 +42,13 @@ async function main(): Promise<void> {
     AUTH_TOKENS: token,
     PORT: String(port),
   };
-  const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env, logDir });
+  const metricsPort = process.env.METRICS_PORT ?? String(await freePort());
+  const writer = startNodeService({
+    name: 'writer',
+    script: WRITER_MAIN,
+    env: { ...env, METRICS_PORT: metricsPort },
+    logDir,
+  });
   const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
   const services = [writer, gateway];
   const stopAll = async () => {
@@ -65,6 +71,7 @@ async function main(): Promise<void> {
       `Plant store ready at ${url}`,
       givenTokens ? 'Token: one of AUTH_TOKENS' : `Development token: ${token}`,
       `Try: curl -s -X POST ${url}/plants -H "Authorization: Bearer ${givenTokens ? '<token>' : token}" -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "aroid"}'`,
+      `Metrics: ${url}/metrics (gateway), http://127.0.0.1:${metricsPort}/metrics (writer)`,
       `Logs: ${logDir} (gateway.log, writer.log${stack.logDir === logDir ? ', kafka.log, mongo.log' : ''})`,
       'Ctrl-C stops everything.',
     ].join('\n'),

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject, onTestFinished } from 'vitest';
@@ -19,6 +19,15 @@ export interface ServiceProcesses {
     name: string,
     env?: NodeJS.ProcessEnv,
   ): Promise<{ process: ServerProcess; url: string }>;
+}
+
+/** Where a writer process serves /metrics, /healthz and /readyz, from its start-up log line. */
+export function writerHealthUrl(writer: ServerProcess): string {
+  for (const line of readFileSync(writer.logFile, 'utf8').split('\n')) {
+    if (!line.includes('writer health and metrics listening')) continue;
+    return (JSON.parse(line) as { url: string }).url;
+  }
+  throw new Error(`${writer.logFile} does not say where the writer's health port listens`);
 }
 
 /**
@@ -58,7 +67,7 @@ export function serviceProcesses(harness: Pick<WriterHarness, 'topics' | 'db'>):
   return {
     groupId,
     async startWriter(name) {
-      const writer = start(name, WRITER_MAIN);
+      const writer = start(name, WRITER_MAIN, { METRICS_PORT: '0' });
       writers.push(writer);
       const members = writers.filter((each) => each.isRunning()).length;
       await waitUntilReady(

@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage, Producer } from 'kafkajs
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
 import { runCommandConsumer } from '../../services/writer/src/command-consumer.ts';
+import { writerMetrics } from '../../services/writer/src/metrics.ts';
 import type { PlantStore } from '../../services/writer/src/plant-store.ts';
 
 // kafkajs 2.2.4: consumer.commitOffsets() returns without committing once the consumer is
@@ -30,6 +31,7 @@ describe('Writer commit of the batch in hand while stopping', () => {
       store,
       topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
       logger: createLogger('writer', 'silent'),
+      metrics: writerMetrics(() => Promise.resolve([])),
     });
 
     let running = true;

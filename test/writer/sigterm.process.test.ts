@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { attachGateway } from '../support/gateway.ts';
-import { serviceProcesses } from '../support/services.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
 import { PARTITIONS, startTestWriter } from '../support/writer.ts';
 
 describe('A writer process stopped with SIGTERM under load', () => {
@@ -37,6 +37,8 @@ describe('A writer process stopped with SIGTERM under load', () => {
     const load = Promise.all(Array.from({ length: 16 }, client));
     await expect.poll(() => answers.size, { timeout: 30_000 }).toBeGreaterThan(300);
 
+    const health = writerHealthUrl(stopping);
+    expect((await fetch(`${health}/readyz`)).status).toBe(200);
     const signalledAt = Date.now();
     stopping.kill('SIGTERM');
     const exit = await stopping.exited;

@@ -18,6 +18,7 @@ import {
   refuseExpectation,
   requireOneHost,
 } from './malformed-http.ts';
+import { recordAnswers, type GatewayMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface AppDeps {
@@ -39,7 +40,11 @@ export interface AppDeps {
   notReadyReason: () => string | undefined;
   /** True once the gateway closes: every request from then on is refused. */
   isStopping: () => boolean;
+  metrics: GatewayMetrics;
 }
+
+/** Answered even when the process is overloaded: probes and scrapes must see it as it is. */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/metrics']);
 
 const FASTIFY_ERRORS: Record<string, ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: new ApiError('bodyTooLarge', 'Body is larger than the limit'),
@@ -85,8 +90,9 @@ export async function buildApp(deps: AppDeps) {
     maxEventLoopDelay: deps.maxEventLoopDelayMs,
     sampleInterval: deps.eventLoopSampleMs ?? 1_000,
     // A liveness probe must not fail because the process is busy: restarting it sheds nothing.
+    // A scrape must not either: an overload is when its figures matter most.
     pressureHandler: (request) =>
-      request.url === '/healthz'
+      ALWAYS_ANSWERED.has(request.url)
         ? Promise.resolve()
         : Promise.reject(
             new ApiError(
@@ -144,6 +150,10 @@ export async function buildApp(deps: AppDeps) {
     done();
   });
 
+  recordAnswers(app, deps.metrics);
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
   app.get('/openapi.json', (request) => openApiDocument(`${request.protocol}://${request.host}`));
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {

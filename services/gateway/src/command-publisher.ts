@@ -1,8 +1,10 @@
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import type { Histogram } from 'prom-client';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { coalescer } from '../../../shared/coalescer.ts';
+import { timed } from '../../../shared/metrics.ts';
 
 export interface CreateCommand {
   plant: NewPlant;
@@ -25,6 +27,7 @@ export interface CommandPublisher {
 export async function commandPublisher(
   kafka: Kafka,
   topics: Pick<Topics, 'create' | 'replies'>,
+  produceDuration: Histogram<'outcome'>,
 ): Promise<CommandPublisher> {
   const producer: Producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
@@ -32,7 +35,9 @@ export async function commandPublisher(
   });
   await producer.connect();
   const send = coalescer<Message, undefined>(async (messages) => {
-    await producer.send({ topic: topics.create, acks: -1, timeout: 2_000, messages });
+    await timed(produceDuration, {}, () =>
+      producer.send({ topic: topics.create, acks: -1, timeout: 2_000, messages }),
+    );
     return messages.map(() => undefined);
   });
   return {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Counter } from 'prom-client';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
 import { ApiError } from './api-error.ts';
@@ -16,6 +17,7 @@ export interface CreatePlantDeps {
   replyTimeoutMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
+  replyTimeouts: Counter;
 }
 
 /** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
@@ -50,6 +52,7 @@ export async function createPlant(
   request.log.debug({ correlationId, plantId: plant.id.toString() }, 'create command published');
   const outcome = await reply;
   if (outcome === TIMED_OUT) {
+    deps.replyTimeouts.inc();
     throw new ApiError(
       'replyTimeout',
       `No writer answered within ${deps.replyTimeoutMs} ms; the outcome is unknown and an identical retry is safe`,

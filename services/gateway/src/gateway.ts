@@ -9,6 +9,7 @@ import { createPlant } from './create-plant.ts';
 import { startReplyConsumer } from './reply-consumer.ts';
 import { replyWaiter } from './reply-waiter.ts';
 import { jwtVerifier, type JwtOptions } from './jwt-tokens.ts';
+import { gatewayMetrics } from './metrics.ts';
 import { staticTokenVerifier } from './static-tokens.ts';
 
 export interface GatewayOptions {
@@ -49,8 +50,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const topics = options.topics ?? TOPICS;
   await ensureTopics(options.kafka, topics, options.partitions);
   const waiter = replyWaiter();
+  const metrics = gatewayMetrics(() => waiter.waiting);
   const [publisher, replies] = await Promise.all([
-    commandPublisher(options.kafka, topics),
+    commandPublisher(options.kafka, topics, metrics.produceDuration),
     startReplyConsumer(options.kafka, topics.replies, waiter),
   ]);
   let stopped: Promise<void> | undefined;
@@ -69,7 +71,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         waiter,
         replyTimeoutMs: options.replyTimeoutMs,
         maxInFlight: options.maxInFlight,
+        replyTimeouts: metrics.replyTimeouts,
       }),
+    metrics,
     maxEventLoopDelayMs: options.maxEventLoopDelayMs,
     ...(options.eventLoopSampleMs === undefined
       ? {}

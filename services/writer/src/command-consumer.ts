@@ -15,6 +15,7 @@ import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createPlants } from './create-plants.ts';
+import type { WriterMetrics } from './metrics.ts';
 import type { PlantStore } from './plant-store.ts';
 
 export interface CommandConsumerDeps {
@@ -23,6 +24,10 @@ export interface CommandConsumerDeps {
   store: PlantStore;
   topics: Pick<Topics, 'create' | 'dlq'>;
   logger: Logger;
+  metrics: Pick<
+    WriterMetrics,
+    'batchSize' | 'batchDuration' | 'commands' | 'deadLetters' | 'storeRetries'
+  >;
 }
 
 /** How many partitions' batches one writer answers at once, sharing its round trips. */
@@ -62,6 +67,7 @@ async function createdOnceStoreAnswers(
       return await roundTrips.create(plants);
     } catch (error) {
       if (!payload.isRunning() || payload.isStale()) throw error;
+      deps.metrics.storeRetries.inc();
       deps.logger.warn(
         { err: error, partition: payload.batch.partition, commands: plants.length },
         'store unavailable: the batch waits, unanswered and uncommitted',
@@ -133,6 +139,7 @@ async function answerBatch(
   const { batch } = payload;
   const last = batch.messages.at(-1);
   if (last === undefined || !payload.isRunning() || payload.isStale()) return;
+  const answered = deps.metrics.batchDuration.startTimer();
 
   const decoded = batch.messages.map((message) => ({
     message,
@@ -149,10 +156,13 @@ async function answerBatch(
   );
 
   const outgoing: Outgoing[] = [];
+  // Counted once sent: a batch that fails is processed, and counted, again.
+  const counted: string[] = [];
   valid.forEach(({ message, plant }, index) => {
     const reply = outcomes[index];
     if (reply === undefined) return;
     outgoing.push(...replyTo(message, reply));
+    counted.push(reply.status === 200 ? '200' : String(reply.error.error));
     deps.logger.debug(
       {
         requestId: headerText(message.headers, HEADERS.requestId),
@@ -174,12 +184,17 @@ async function answerBatch(
       'invalid create command sent to the DLQ',
     );
     outgoing.push(deadLetter(message, deps.topics.dlq, checked.error));
+    counted.push(String(checked.error.error));
     outgoing.push(...replyTo(message, { status: 400, error: checked.error }));
   }
   await roundTrips.send(outgoing);
 
   payload.resolveOffset(last.offset);
   await roundTrips.commit({ payload, offset: (BigInt(last.offset) + 1n).toString() });
+  answered();
+  deps.metrics.batchSize.observe(batch.messages.length);
+  for (const outcome of counted) deps.metrics.commands.inc({ outcome });
+  deps.metrics.deadLetters.inc(decoded.length - valid.length);
   deps.logger.debug(
     { partition: batch.partition, commands: batch.messages.length },
     'batch answered',

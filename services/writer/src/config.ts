@@ -7,6 +7,13 @@ export const WriterConfig = Type.Object({
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
   KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),
+  HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
+  METRICS_PORT: Type.Integer({
+    default: 9464,
+    minimum: 0,
+    maximum: 65_535,
+    description: '/metrics, /healthz and /readyz; 0 picks a free port (logged)',
+  }),
 });
 
 export function readWriterConfig(env: NodeJS.ProcessEnv = process.env) {

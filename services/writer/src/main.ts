@@ -4,6 +4,7 @@ import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { readWriterConfig } from './config.ts';
+import { startHealthServer } from './health-server.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
@@ -25,13 +26,18 @@ const writer = await startWriter({
   topics: topicsOf(config),
   groupId: config.KAFKA_WRITER_GROUP,
 });
+const health = await startHealthServer(writer, {
+  host: config.HOST,
+  port: config.METRICS_PORT,
+  logger,
+});
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'stopping: finishing the batch in hand, committing, leaving the group');
     writer
       .stop()
-      .then(() => mongo.close())
+      .then(() => Promise.all([mongo.close(), health.close()]))
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -4,6 +4,8 @@ import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kaf
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { runCommandConsumer } from './command-consumer.ts';
+import { consumerLag } from './consumer-lag.ts';
+import { timedStore, writerMetrics, type WriterMetrics } from './metrics.ts';
 import { plantStore } from './plant-store.ts';
 
 export interface WriterOptions {
@@ -17,6 +19,11 @@ export interface WriterOptions {
 }
 
 export interface Writer {
+  readonly metrics: WriterMetrics;
+  /** Why the writer cannot take commands (not in its group yet, stopping), or undefined. */
+  notReadyReason(): string | undefined;
+  /** Set once the consumer stopped after an error it does not restart from: replace the process. */
+  failure(): string | undefined;
   /** Finishes the batch in hand, commits it, leaves the group and disconnects. */
   stop(): Promise<void>;
 }
@@ -30,8 +37,9 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     createPartitioner: Partitioners.DefaultPartitioner,
     idempotent: false,
   });
+  const groupId = options.groupId ?? WRITER_GROUP;
   const consumer = kafka.consumer({
-    groupId: options.groupId ?? WRITER_GROUP,
+    groupId,
     // The broker's least (group.min.session.timeout.ms): a writer that dies without leaving the
     // group holds its partitions this long.
     sessionTimeout: 6_000,
@@ -42,14 +50,42 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     heartbeatInterval: 100,
     maxWaitTimeInMs: 250,
   });
-  await Promise.all([producer.connect(), consumer.connect()]);
-  await runCommandConsumer({ consumer, producer, store: plantStore(options.db), topics, logger });
+  const admin = kafka.admin();
+  const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));
+  let joined = false;
+  let stopped: Promise<void> | undefined;
+  let failure: string | undefined;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    joined = true;
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) failure = `the consumer stopped after an error: ${payload.error.message}`;
+  });
+  await Promise.all([producer.connect(), consumer.connect(), admin.connect()]);
+  await runCommandConsumer({
+    consumer,
+    producer,
+    store: timedStore(plantStore(options.db), metrics.storeDuration),
+    topics,
+    logger,
+    metrics,
+  });
   logger.info({ topic: topics.create }, 'writer consuming create commands');
 
   return {
-    async stop() {
-      await consumer.disconnect();
-      await producer.disconnect();
+    metrics,
+    notReadyReason() {
+      if (stopped !== undefined) return 'shutting down';
+      if (failure !== undefined) return failure;
+      return joined ? undefined : 'not in the consumer group yet';
+    },
+    failure: () => failure,
+    stop() {
+      stopped ??= (async () => {
+        await consumer.disconnect();
+        await Promise.all([producer.disconnect(), admin.disconnect()]);
+      })();
+      return stopped;
     },
   };
 }

@@ -1,0 +1,102 @@
+import type {
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Logger } from '../../../shared/logger.ts';
+import { LATENCY_BUCKETS, serviceRegistry } from '../../../shared/metrics.ts';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly creates: Counter<'code'>;
+  readonly replyTimeouts: Counter;
+  readonly produceDuration: Histogram<'outcome'>;
+}
+
+/** The gateway's Prometheus metrics; `waiting` is read at each scrape. */
+export function gatewayMetrics(waiting: () => number): GatewayMetrics {
+  const registry = serviceRegistry('gateway');
+  const registers = [registry];
+  new Gauge({
+    name: 'plant_store_gateway_replies_waiting',
+    help: 'Create requests published and waiting for a writer to reply (bounded by MAX_IN_FLIGHT)',
+    registers,
+    collect() {
+      this.set(waiting());
+    },
+  });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'plant_store_http_request_duration_seconds',
+      help: 'HTTP requests by route pattern and status, from the request read to the answer sent',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    creates: new Counter({
+      name: 'plant_store_gateway_creates_total',
+      help: 'Answers to POST /plants by outcome: 200, or the error code of the Error body (4009, 5040, …)',
+      labelNames: ['code'],
+      registers,
+    }),
+    replyTimeouts: new Counter({
+      name: 'plant_store_gateway_reply_timeouts_total',
+      help: 'Creates answered 504/5040 because no writer replied within REPLY_TIMEOUT_MS',
+      registers,
+    }),
+    produceDuration: new Histogram({
+      name: 'plant_store_gateway_kafka_produce_duration_seconds',
+      help: 'Kafka sends of create commands (one send carries every command queued behind the last)',
+      labelNames: ['outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+  };
+}
+
+/** Times every answer by route pattern, and counts the outcomes of POST /plants. */
+export function recordAnswers(
+  app: FastifyInstance<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    Logger
+  >,
+  metrics: GatewayMetrics,
+): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.method === 'POST' && request.routeOptions.url === '/plants') {
+      metrics.creates.inc({
+        code: reply.statusCode === 200 ? '200' : errorCodeOf(payload, reply.statusCode),
+      });
+    }
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.httpDuration.observe(
+      {
+        method: request.method,
+        // Unmatched URLs share one label: a label per URL would let any client grow the series.
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1_000,
+    );
+    done();
+  });
+}
+
+/** The `error` of an Error body; the status when the body is not one. */
+function errorCodeOf(payload: unknown, status: number): string {
+  if (typeof payload !== 'string') return String(status);
+  try {
+    const { error } = JSON.parse(payload) as { error?: unknown };
+    return typeof error === 'number' ? String(error) : String(status);
+  } catch {
+    return String(status);
+  }
+}

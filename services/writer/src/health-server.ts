@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorBody, type ErrorBody } from '../../../shared/contracts/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { Writer } from './writer.ts';
+
+export interface HealthServer {
+  /** Where it listens, e.g. http://127.0.0.1:9464. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The writer's one HTTP port, for probes and Prometheus only: `/healthz` (503 once the consumer
+ * has stopped for good, so the process is replaced), `/readyz` (503 until the writer is in its
+ * group, and from the moment it stops) and `/metrics`.
+ */
+export async function startHealthServer(
+  writer: Pick<Writer, 'metrics' | 'notReadyReason' | 'failure'>,
+  { host, port, logger }: { host: string; port: number; logger: Logger },
+): Promise<HealthServer> {
+  const { registry } = writer.metrics;
+  const server = createServer((request, response) => {
+    const path = request.method === 'GET' ? request.url : undefined;
+    if (path === '/metrics') {
+      registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        (error: unknown) => {
+          logger.error({ err: error }, 'metrics scrape failed');
+          sendJson(response, 500, errorBody('internal', 'Internal error'));
+        },
+      );
+    } else if (path === '/healthz') {
+      answerProbe(response, writer.failure(), 'Unhealthy', { status: 'ok' });
+    } else if (path === '/readyz') {
+      answerProbe(response, writer.notReadyReason(), 'Not ready', { status: 'ready' });
+    } else {
+      sendJson(
+        response,
+        404,
+        errorBody('notFound', `No route for ${request.method ?? ''} ${request.url ?? ''}`),
+      );
+    }
+  });
+  server.listen(port, host);
+  await once(server, 'listening');
+  const { port: bound } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${String(bound)}`;
+  logger.info({ url }, 'writer health and metrics listening');
+  return {
+    url,
+    close: () =>
+      new Promise((resolve, reject) => {
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function answerProbe(
+  response: ServerResponse,
+  problem: string | undefined,
+  refusal: string,
+  fine: object,
+): void {
+  if (problem === undefined) sendJson(response, 200, fine);
+  else
+    sendJson(response, 503, errorBody('unavailable', `${refusal}: ${problem}`), {
+      'retry-after': '1',
+    });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: object | ErrorBody,
+  headers: Record<string, string> = {},
+): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+    .end(JSON.stringify(body));
+}

@@ -1,0 +1,87 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { LATENCY_BUCKETS, serviceRegistry, timed } from '../../../shared/metrics.ts';
+import type { PlantStore } from './plant-store.ts';
+
+/** Committed-offset lag of one partition this writer owns. */
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  lag: number;
+}
+
+export interface WriterMetrics {
+  readonly registry: Registry;
+  readonly batchSize: Histogram;
+  readonly batchDuration: Histogram;
+  readonly storeDuration: Histogram<'operation' | 'outcome'>;
+  readonly commands: Counter<'outcome'>;
+  readonly deadLetters: Counter;
+  readonly storeRetries: Counter;
+}
+
+/** The writer's Prometheus metrics; `lags` is asked at each scrape. */
+export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetrics {
+  const registry = serviceRegistry('writer');
+  const registers = [registry];
+  new Gauge({
+    name: 'plant_store_writer_consumer_lag',
+    help: 'Create commands on a partition this writer owns that its group has not committed yet',
+    labelNames: ['topic', 'partition'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { topic, partition, lag } of await lags()) {
+        this.set({ topic, partition: String(partition) }, lag);
+      }
+    },
+  });
+  return {
+    registry,
+    batchSize: new Histogram({
+      name: 'plant_store_writer_batch_size',
+      help: 'Commands in each partition batch the writer answered',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000],
+      registers,
+    }),
+    batchDuration: new Histogram({
+      name: 'plant_store_writer_batch_duration_seconds',
+      help: 'From a partition batch in hand to its replies sent and its offsets committed',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    storeDuration: new Histogram({
+      name: 'plant_store_writer_store_duration_seconds',
+      help: 'Store round trips: one insert of a batch’s new plants, one read of its duplicates',
+      labelNames: ['operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    commands: new Counter({
+      name: 'plant_store_writer_commands_total',
+      help: 'Create commands answered, by outcome: 200, 4009 (conflict), 4000/4001 (invalid, DLQ)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    deadLetters: new Counter({
+      name: 'plant_store_writer_dlq_messages_total',
+      help: 'Invalid create commands copied to the dead-letter topic',
+      registers,
+    }),
+    storeRetries: new Counter({
+      name: 'plant_store_writer_store_retries_total',
+      help: 'Batches that found the store unavailable and waited for it, unanswered and uncommitted',
+      registers,
+    }),
+  };
+}
+
+/** The store, with each round trip timed. */
+export function timedStore(
+  store: PlantStore,
+  duration: WriterMetrics['storeDuration'],
+): PlantStore {
+  return {
+    insertNew: (plants) => timed(duration, { operation: 'insert' }, () => store.insertNew(plants)),
+    findByIds: (ids) => timed(duration, { operation: 'find' }, () => store.findByIds(ids)),
+  };
+}
