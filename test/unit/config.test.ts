@@ -13,9 +13,14 @@ describe('Configuration read at boot', () => {
       KAFKA_REPLY_TOPIC: 'plants.create.replies',
       KAFKA_DLQ_TOPIC: 'plants.create.dlq',
       KAFKA_WRITER_GROUP: 'plant-writers',
+      HOST: '127.0.0.1',
+      METRICS_PORT: 9464,
       LOG_LEVEL: 'info',
     });
     expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
+    expect(() => readWriterConfig({ ...required, METRICS_PORT: '70000' })).toThrow(
+      'METRICS_PORT must be <= 65535 (got "70000")',
+    );
   });
 
   it('When variables are missing or invalid, then one error names every one of them and what it got', () => {
