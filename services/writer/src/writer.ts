@@ -4,6 +4,7 @@ import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kaf
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { runCommandConsumer } from './command-consumer.ts';
+import { consumerHealth } from './consumer-health.ts';
 import { consumerLag } from './consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './metrics.ts';
 import { plantStore } from './plant-store.ts';
@@ -52,15 +53,8 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   });
   const admin = kafka.admin();
   const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));
-  let joined = false;
+  const health = consumerHealth(consumer);
   let stopped: Promise<void> | undefined;
-  let failure: string | undefined;
-  consumer.on(consumer.events.GROUP_JOIN, () => {
-    joined = true;
-  });
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) failure = `the consumer stopped after an error: ${payload.error.message}`;
-  });
   await Promise.all([producer.connect(), consumer.connect(), admin.connect()]);
   await runCommandConsumer({
     consumer,
@@ -74,13 +68,10 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
 
   return {
     metrics,
-    notReadyReason() {
-      if (stopped !== undefined) return 'shutting down';
-      if (failure !== undefined) return failure;
-      return joined ? undefined : 'not in the consumer group yet';
-    },
-    failure: () => failure,
+    notReadyReason: health.notReadyReason,
+    failure: health.failure,
     stop() {
+      health.stopping();
       stopped ??= (async () => {
         await consumer.disconnect();
         await Promise.all([producer.disconnect(), admin.disconnect()]);

@@ -1,0 +1,91 @@
+import { EventEmitter } from 'node:events';
+import type { Consumer } from 'kafkajs';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { consumerHealth } from '../../services/writer/src/consumer-health.ts';
+import { startHealthServer } from '../../services/writer/src/health-server.ts';
+import { writerMetrics } from '../../services/writer/src/metrics.ts';
+import { createLogger } from '../../shared/logger.ts';
+
+/** The consumer's event surface only: kafkajs cannot be made to give up on demand. */
+function fakeConsumer() {
+  const emitter = new EventEmitter();
+  const events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
+  const consumer = {
+    events,
+    on: (event: string, listener: (event: unknown) => void) => emitter.on(event, listener),
+  } as unknown as Pick<Consumer, 'on' | 'events'>;
+  const crash = (restart: boolean) => {
+    emitter.emit(events.CRASH, {
+      payload: { error: new Error('GROUP_AUTHORIZATION_FAILED'), restart },
+    });
+  };
+  return { consumer, join: () => emitter.emit(events.GROUP_JOIN, { payload: {} }), crash };
+}
+
+async function probes(health: ReturnType<typeof consumerHealth>) {
+  const server = await startHealthServer(
+    { metrics: writerMetrics(() => Promise.resolve([])), ...health },
+    { host: '127.0.0.1', port: 0, logger: createLogger('writer', 'silent') },
+  );
+  onTestFinished(() => server.close());
+  const get = async (path: string) => {
+    const response = await fetch(`${server.url}${path}`);
+    return { status: response.status, body: await response.json() };
+  };
+  return { healthz: () => get('/healthz'), readyz: () => get('/readyz') };
+}
+
+describe('The writer’s health and readiness, from its consumer’s events', () => {
+  it('When the consumer joins, crashes and restarts, then /readyz follows it and /healthz stays 200', async () => {
+    const { consumer, join, crash } = fakeConsumer();
+    const { healthz, readyz } = await probes(consumerHealth(consumer));
+
+    expect(await readyz()).toEqual({
+      status: 503,
+      body: { error: 5030, message: 'Not ready: not in the consumer group yet' },
+    });
+    join();
+    expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
+    crash(true);
+    expect(await readyz()).toEqual({
+      status: 503,
+      body: { error: 5030, message: 'Not ready: the consumer is restarting after an error' },
+    });
+    expect(await healthz()).toEqual({ status: 200, body: { status: 'ok' } });
+    join();
+    expect((await readyz()).status).toBe(200);
+  });
+
+  it('When the consumer gives up after an error, then /healthz answers 503 so the process is replaced', async () => {
+    const { consumer, join, crash } = fakeConsumer();
+    const { healthz, readyz } = await probes(consumerHealth(consumer));
+    join();
+
+    crash(false);
+
+    const because = 'the consumer stopped after an error: GROUP_AUTHORIZATION_FAILED';
+    expect(await healthz()).toEqual({
+      status: 503,
+      body: { error: 5030, message: `Unhealthy: ${because}` },
+    });
+    expect(await readyz()).toEqual({
+      status: 503,
+      body: { error: 5030, message: `Not ready: ${because}` },
+    });
+  });
+
+  it('When the writer is stopping, then a late group join does not make it ready again', async () => {
+    const { consumer, join } = fakeConsumer();
+    const health = consumerHealth(consumer);
+    const { readyz } = await probes(health);
+    join();
+
+    health.stopping();
+    join();
+
+    expect(await readyz()).toEqual({
+      status: 503,
+      body: { error: 5030, message: 'Not ready: shutting down' },
+    });
+  });
+});
