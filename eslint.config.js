@@ -3,7 +3,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', '.local', 'coverage'] },
+  // docs/examples/nestjs is a package of its own (decorators, its own tsconfig and dependencies).
+  { ignores: ['node_modules', '.local', 'coverage', 'docs/examples/nestjs'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

@@ -27,7 +27,8 @@ describe('GET /metrics on the gateway', () => {
     expect((await gateway.request({ method: 'GET', url: '/plants/1' })).statusCode).toBe(404);
     const samples = await scrape(gateway);
 
-    const creates = (code: string) => metric(samples, 'plant_store_gateway_creates_total', { code });
+    const creates = (code: string) =>
+      metric(samples, 'plant_store_gateway_creates_total', { code });
     expect(['200', '4009', '4000', '4001', '4010'].map(creates)).toEqual([3, 1, 1, 1, 1]);
     const answered = (labels: Record<string, string>) =>
       metric(samples, 'plant_store_http_request_duration_seconds_count', labels);
