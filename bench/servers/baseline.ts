@@ -4,6 +4,7 @@
 //   direct  — stores each plant straight into MongoDB, one write per request, with the writer's
 //             duplicate rules: what a user would build instead of going through Kafka.
 import { MongoClient } from 'mongodb';
+import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { plantOf } from '../../shared/contracts/plant.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { buildApp, type AppDeps } from '../../services/gateway/src/app.ts';
@@ -37,6 +38,7 @@ const app = await buildApp({
   notReadyReason: () => undefined,
   isStopping: () => false,
   metrics: gatewayMetrics(() => 0),
+  topics: TOPICS,
 });
 await app.listen({ port: Number(PORT), host: '127.0.0.1' });
 process.once('SIGTERM', () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../deploy/local/paths.ts';
+import { ERRORS } from '../../shared/contracts/errors.ts';
 import { startTestGateway } from '../support/gateway.ts';
 
 /** Every key of `seed` is in `served` with the same value; `served` may add keys. */
@@ -22,7 +23,7 @@ function missingFrom(served: unknown, seed: unknown, path = '#'): string[] {
 }
 
 describe('GET /openapi.json', () => {
-  it('When fetched without a token, then it is a superset of the seed interface listing every error status', async () => {
+  it('When fetched without a token, then it is a superset of the seed interface listing every status with its error codes', async () => {
     const gateway = await startTestGateway({ writer: false });
     const seed: unknown = parse(
       await readFile(join(projectRoot, 'docs', 'openapi.seed.yaml'), 'utf8'),
@@ -33,7 +34,21 @@ describe('GET /openapi.json', () => {
     expect(response.statusCode).toBe(200);
     const served = response.json<{
       servers: unknown;
-      paths: { '/plants': { post: { responses: Record<string, unknown> } } };
+      paths: {
+        '/plants': {
+          post: {
+            responses: Record<
+              string,
+              {
+                content: {
+                  'application/json': { examples?: Record<string, { value: { error: number } }> };
+                };
+                headers?: object;
+              }
+            >;
+          };
+        };
+      };
     }>();
     expect(
       missingFrom({ ...served, servers: undefined }, { ...(seed as object), servers: undefined }),
@@ -52,6 +67,25 @@ describe('GET /openapi.json', () => {
       '503',
       '504',
     ]);
-    expect(JSON.stringify(served.paths['/plants'].post.responses['400'])).toContain('4009');
+    const { responses } = served.paths['/plants'].post;
+    // Every error of the service but 404/4040, which no route of the document answers.
+    const listed = Object.entries(responses).flatMap(([status, { content }]) =>
+      Object.values(content['application/json'].examples ?? {}).map(
+        ({ value }) => `${status}/${String(value.error)}`,
+      ),
+    );
+    expect(listed.sort()).toEqual(
+      Object.values(ERRORS)
+        .filter(({ status }) => status !== 404)
+        .map(({ status, error }) => `${String(status)}/${String(error)}`)
+        .sort(),
+    );
+    expect(
+      Object.fromEntries(
+        Object.entries(responses).flatMap(([status, { headers }]) =>
+          headers === undefined ? [] : [[status, Object.keys(headers)]],
+        ),
+      ),
+    ).toEqual({ '401': ['WWW-Authenticate'], '429': ['Retry-After'], '503': ['Retry-After'] });
   });
 });

@@ -4,11 +4,13 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
+import type { Topics } from '../../../shared/contracts/kafka.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
+import { asyncApiJson } from './asyncapi.ts';
 import { bearerAuth, bearerToken, type TokenVerifier } from './bearer-auth.ts';
 import type { RequestLog } from './create-plant.ts';
 import {
@@ -41,6 +43,8 @@ export interface AppDeps {
   /** True once the gateway closes: every request from then on is refused. */
   isStopping: () => boolean;
   metrics: GatewayMetrics;
+  /** The topics this deployment uses, named by the AsyncAPI document. */
+  topics: Topics;
 }
 
 /** Answered even when the process is overloaded: probes and scrapes must see it as it is. */
@@ -155,6 +159,8 @@ export async function buildApp(deps: AppDeps) {
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
   app.get('/openapi.json', (request) => openApiDocument(`${request.protocol}://${request.host}`));
+  const asyncApi = asyncApiJson(deps.topics);
+  app.get('/asyncapi.json', (_request, reply) => reply.type('application/json').send(asyncApi));
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {
     const reason = deps.notReadyReason();

@@ -74,6 +74,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         replyTimeouts: metrics.replyTimeouts,
       }),
     metrics,
+    topics,
     maxEventLoopDelayMs: options.maxEventLoopDelayMs,
     ...(options.eventLoopSampleMs === undefined
       ? {}

@@ -2,14 +2,60 @@ import { ERRORS, ErrorBody, type ErrorKind } from '../../../shared/contracts/err
 import { MAX_JSON_DEPTH } from '../../../shared/contracts/json.ts';
 import { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
 
+/** On the wire the id is a JSON integer with every digit; after lossless parsing, a bigint. */
+export const INT64_ON_THE_WIRE = { type: 'integer', format: 'int64' } as const;
+
+/** When each `error` value is answered; the example of each names it. */
+const WHEN: Record<Exclude<ErrorKind, 'notFound'>, string> = {
+  invalidPlant: 'the body does not match NewPlant (no coercion: "name": 123 and "tag": null too)',
+  invalidJson: 'the body is not JSON, empty, not UTF-8, not I-JSON or carries a prototype key',
+  malformedRequest: 'malformed HTTP (framing, headers, URL); the connection is closed',
+  conflictingPlant: 'a plant with this id exists with another name or tag',
+  unauthorized: 'the bearer token is missing, malformed or not valid',
+  requestTimeout: 'the request was not received completely in time; the connection is closed',
+  bodyTooLarge: 'the body is larger than the configured limit',
+  unsupportedMediaType: 'Content-Type is not application/json (UTF-8), or is sent twice',
+  expectationFailed: 'Expect asks for something other than 100-continue',
+  tooManyRequests: 'this token made more creates in the last minute than allowed',
+  headersTooLarge: 'the request line and headers are larger than 16 KiB',
+  internal: 'unexpected internal error (details only in the log)',
+  unavailable:
+    'Kafka cannot take the command, too many requests wait for writers, or shutting down',
+  replyTimeout: 'no writer answered in time; the outcome is unknown and an identical retry is safe',
+};
+
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying',
+  required: true,
+  schema: { type: 'string', pattern: '^[0-9]+$' },
+};
+
+interface ErrorResponse {
+  description: string;
+  errors: Exclude<ErrorKind, 'notFound'>[];
+  headers?: Record<string, unknown>;
+}
+
 /** Statuses POST /plants answers besides 200, each with the `error` values it carries. */
-const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = {
+const RESPONSES: Record<string, ErrorResponse> = {
   '400': {
-    // The seed's wording; the examples name the three cases.
+    // The seed's wording; the examples name the four cases.
     description: 'unexpected error',
     errors: ['invalidPlant', 'invalidJson', 'malformedRequest', 'conflictingPlant'],
   },
-  '401': { description: 'missing, malformed or invalid bearer token', errors: ['unauthorized'] },
+  '401': {
+    description: 'missing, malformed or invalid bearer token',
+    errors: ['unauthorized'],
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          'RFC 6750: `Bearer realm="plant-store"`, with `error="invalid_token"` when a token was ' +
+          'sent but not accepted, `error="invalid_request"` for two Authorization headers',
+        required: true,
+        schema: { type: 'string', pattern: '^Bearer realm="plant-store"' },
+      },
+    },
+  },
   '408': {
     description: 'the request was not received completely within the request timeout',
     errors: ['requestTimeout'],
@@ -23,6 +69,7 @@ const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = 
   '429': {
     description: 'this token made more creates this minute than allowed; retry after Retry-After',
     errors: ['tooManyRequests'],
+    headers: { 'Retry-After': RETRY_AFTER },
   },
   '431': {
     description: 'request line and headers larger than the server accepts',
@@ -30,8 +77,9 @@ const RESPONSES: Record<string, { description: string; errors: ErrorKind[] }> = 
   },
   '500': { description: 'unexpected internal error', errors: ['internal'] },
   '503': {
-    description: 'Kafka cannot take the command now; retry after Retry-After',
+    description: 'cannot accept work now (Kafka, overload, shutdown); retry after Retry-After',
     errors: ['unavailable'],
+    headers: { 'Retry-After': RETRY_AFTER },
   },
   '504': {
     description:
@@ -55,13 +103,17 @@ const NEW_PLANT_REFUSALS =
  * one translation is the id, a bigint after lossless parsing, which is an int64 integer on the wire.
  */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
-  const errorResponse = (description: string, errors: ErrorKind[]) => ({
+  const errorResponse = ({ description, errors, headers }: ErrorResponse) => ({
     description,
+    ...(headers === undefined ? {} : { headers }),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
         examples: Object.fromEntries(
-          errors.map((kind) => [kind, { value: { error: ERRORS[kind].error, message: '…' } }]),
+          errors.map((kind) => [
+            kind,
+            { summary: WHEN[kind], value: { error: ERRORS[kind].error, message: '…' } },
+          ]),
         ),
       },
     },
@@ -81,6 +133,10 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         post: {
           summary: 'Creates a new plant in the store',
           operationId: 'addPlant',
+          description:
+            'Every answer other than 200 is an Error; the examples of each status name its ' +
+            '`error` values. A route that does not exist answers 404/4040 in the same shape. ' +
+            'The Kafka contract behind this operation is served at /asyncapi.json.',
           requestBody: {
             description: 'Plant to add to the store',
             required: true,
@@ -92,9 +148,9 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
             },
             ...Object.fromEntries(
-              Object.entries(RESPONSES).map(([status, { description, errors }]) => [
+              Object.entries(RESPONSES).map(([status, response]) => [
                 status,
-                errorResponse(description, errors),
+                errorResponse(response),
               ]),
             ),
           },
@@ -112,7 +168,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             {
               type: 'object',
               required: ['id'],
-              properties: { id: { ...NewPlant.properties.id, type: 'integer', format: 'int64' } },
+              properties: { id: { ...NewPlant.properties.id, ...INT64_ON_THE_WIRE } },
             },
           ],
         },
