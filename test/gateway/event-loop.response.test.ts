@@ -1,10 +1,17 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { commandsPublished, startTestGateway } from '../support/gateway.ts';
 
-function blockEventLoop(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until);
+/** Blocks the event loop for `ms` out of every `ms + 10`, until stopped. */
+function keepEventLoopLagging(ms: number): () => void {
+  const timer = setInterval(() => {
+    const until = Date.now() + ms;
+    while (Date.now() < until);
+  }, 10);
+  const stop = () => {
+    clearInterval(timer);
+  };
+  onTestFinished(stop);
+  return stop;
 }
 
 describe('A gateway whose event loop lags', () => {
@@ -12,9 +19,11 @@ describe('A gateway whose event loop lags', () => {
     const gateway = await startTestGateway({ maxEventLoopDelayMs: 100, eventLoopSampleMs: 20 });
     const create = (id: number) => gateway.post(`{"id": ${id}, "name": "Fern"}`);
 
-    blockEventLoop(400);
-    await sleep(0);
+    // A lag that lasts, not one spike: a single block is seen for one sample (20 ms) only.
+    const stopLagging = keepEventLoopLagging(250);
+    await expect.poll(() => gateway.gateway.app.isUnderPressure(), { timeout: 10_000 }).toBe(true);
     const [refused, health] = await Promise.all([create(1), gateway.request({ url: '/healthz' })]);
+    stopLagging();
 
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');

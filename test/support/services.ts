@@ -14,7 +14,7 @@ import { PARTITIONS, type WriterHarness } from './writer.ts';
 export interface ServiceProcesses {
   /** The writers' consumer group, of this test's own. */
   readonly groupId: string;
-  startWriter(name: string): Promise<ServerProcess>;
+  startWriter(name: string, env?: NodeJS.ProcessEnv): Promise<ServerProcess>;
   startGateway(
     name: string,
     env?: NodeJS.ProcessEnv,
@@ -66,8 +66,8 @@ export function serviceProcesses(harness: Pick<WriterHarness, 'topics' | 'db'>):
   const writers: ServerProcess[] = [];
   return {
     groupId,
-    async startWriter(name) {
-      const writer = start(name, WRITER_MAIN, { METRICS_PORT: '0' });
+    async startWriter(name, extra = {}) {
+      const writer = start(name, WRITER_MAIN, { METRICS_PORT: '0', ...extra });
       writers.push(writer);
       const members = writers.filter((each) => each.isRunning()).length;
       await waitUntilReady(

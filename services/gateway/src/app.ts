@@ -12,7 +12,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 import { asyncApiJson } from './asyncapi.ts';
 import { bearerAuth, bearerToken, type TokenVerifier } from './bearer-auth.ts';
-import type { RequestLog } from './create-plant.ts';
+import type { CreateRequest } from './create-plant.ts';
 import {
   answerClientError,
   contentTypeProblem,
@@ -22,10 +22,11 @@ import {
 } from './malformed-http.ts';
 import { recordAnswers, type GatewayMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
+import { requestTraceContext, traceRequests } from './request-tracing.ts';
 
 export interface AppDeps {
   /** The use case behind POST /plants; its reply is the HTTP answer. */
-  createPlant: (plant: NewPlant, request: { id: string; log: RequestLog }) => Promise<Reply>;
+  createPlant: (plant: NewPlant, request: CreateRequest) => Promise<Reply>;
   logger: Logger;
   /** A request passes with a bearer token that any of them accepts. */
   tokenVerifiers: readonly TokenVerifier[];
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps) {
       void reply.code(400).send(errorBody('malformedRequest', error.message));
     },
   });
+  traceRequests(app);
   app.server.on('connect', refuseConnect);
   app.server.on('checkExpectation', refuseExpectation);
   app.addHook('onRequest', requireOneHost);
@@ -182,7 +184,11 @@ export async function buildApp(deps: AppDeps) {
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
       if (!checked.ok) return reply.code(400).send(checked.error);
-      const outcome = await deps.createPlant(checked.plant, request);
+      const outcome = await deps.createPlant(checked.plant, {
+        id: request.id,
+        log: request.log,
+        trace: requestTraceContext(request.raw),
+      });
       return reply
         .code(outcome.status)
         .send(outcome.status === 200 ? outcome.plant : outcome.error);

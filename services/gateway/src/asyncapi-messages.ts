@@ -13,6 +13,8 @@ const TRACEPARENT = text(
   { pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
 );
 
+const TRACESTATE = text('Optional W3C Trace Context vendor state, carried with `traceparent`.');
+
 const COMMAND_HEADERS = {
   [HEADERS.correlationId]: text(
     'Opaque bytes the writer echoes byte for byte on the reply (the gateway sends a UUID, Spring 16 random bytes, NestJS a random 21-character string).',
@@ -43,6 +45,7 @@ const COMMAND_HEADERS = {
     { pattern: '^[0-9]+:[0-9]+$' },
   ),
   traceparent: TRACEPARENT,
+  tracestate: TRACESTATE,
 };
 
 const PLANT_ID_KEY = text(
@@ -97,6 +100,7 @@ export function kafkaMessages(replyTopic: string) {
             { const: '1' },
           ),
           traceparent: TRACEPARENT,
+          tracestate: TRACESTATE,
         },
       },
       payload: { $ref: '#/components/schemas/Reply' },

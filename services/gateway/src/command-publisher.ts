@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import type { Histogram } from 'prom-client';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
@@ -5,12 +6,15 @@ import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { coalescer } from '../../../shared/coalescer.ts';
 import { timed } from '../../../shared/metrics.ts';
+import { inProducerSpan } from '../../../shared/tracing.ts';
 
 export interface CreateCommand {
   plant: NewPlant;
   correlationId: string;
   requestId: string;
   deadline: number;
+  /** The request's trace: the send is a span of it, named by the command's `traceparent`. */
+  trace: Context;
 }
 
 export interface CommandPublisher {
@@ -41,18 +45,21 @@ export async function commandPublisher(
     return messages.map(() => undefined);
   });
   return {
-    publish: ({ plant, correlationId, requestId, deadline }) =>
-      send({
-        key: plant.id.toString(),
-        value: stringifyJson(plant),
-        headers: {
-          [HEADERS.correlationId]: correlationId,
-          [HEADERS.replyTopic]: topics.replies,
-          [HEADERS.contentType]: 'application/json',
-          [HEADERS.requestId]: requestId,
-          [HEADERS.deadline]: String(deadline),
-        },
-      }),
+    publish: ({ plant, correlationId, requestId, deadline, trace }) =>
+      inProducerSpan(trace, topics.create, plant.id.toString(), (traceHeaders) =>
+        send({
+          key: plant.id.toString(),
+          value: stringifyJson(plant),
+          headers: {
+            [HEADERS.correlationId]: correlationId,
+            [HEADERS.replyTopic]: topics.replies,
+            [HEADERS.contentType]: 'application/json',
+            [HEADERS.requestId]: requestId,
+            [HEADERS.deadline]: String(deadline),
+            ...traceHeaders,
+          },
+        }),
+      ),
     disconnect: () => producer.disconnect(),
   };
 }

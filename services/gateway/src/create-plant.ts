@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Context } from '@opentelemetry/api';
 import type { Counter } from 'prom-client';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
@@ -9,6 +10,13 @@ import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
 /** The request's own logger, which carries its request id. */
 export interface RequestLog {
   debug(details: object, message: string): void;
+}
+
+export interface CreateRequest {
+  id: string;
+  log: RequestLog;
+  /** The request's trace context: the command is sent in a span of it. */
+  trace: Context;
 }
 
 export interface CreatePlantDeps {
@@ -23,7 +31,7 @@ export interface CreatePlantDeps {
 /** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
 export async function createPlant(
   plant: NewPlant,
-  request: { id: string; log: RequestLog },
+  request: CreateRequest,
   deps: CreatePlantDeps,
 ): Promise<Reply> {
   if (deps.waiter.waiting >= deps.maxInFlight) {
@@ -40,6 +48,7 @@ export async function createPlant(
       plant,
       correlationId,
       requestId: request.id,
+      trace: request.trace,
       deadline: Date.now() + deps.replyTimeoutMs,
     });
   } catch (error) {

@@ -2,11 +2,13 @@
 import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
+import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 
 const config = configOrExit(() => readGatewayConfig());
 const logger = createLogger('gateway', config.LOG_LEVEL);
+const tracing = await startTracing('plant-store-gateway', logger);
 const gateway = await startGateway({
   kafka: kafkaClient('plant-store-gateway', config.KAFKA_BROKERS),
   logger,
@@ -29,12 +31,15 @@ await gateway.app.listen({ port: config.PORT, host: config.HOST });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'stopping: refusing new requests, answering those in flight');
-    gateway.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    gateway
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   });
 }

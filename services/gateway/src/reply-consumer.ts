@@ -3,6 +3,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
+import { recordReplyArrival } from './request-tracing.ts';
 
 export interface ReplyConsumer {
   /** True once the consumer is assigned its partitions and fetching (not before: replies would be lost). */
@@ -43,7 +44,9 @@ export async function startReplyConsumer(
         const correlationId = message.headers?.[HEADERS.correlationId]?.toString();
         if (correlationId === undefined || !waiter.isWaitingFor(correlationId)) continue;
         const reply = decodeReply(message.value);
-        if (reply !== null) waiter.deliver(correlationId, reply);
+        if (reply === null) continue;
+        recordReplyArrival(batch.topic, batch.partition, message.headers);
+        waiter.deliver(correlationId, reply);
       }
       return Promise.resolve();
     },

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Span } from '@opentelemetry/api';
 import type {
   Consumer,
   EachBatchPayload,
@@ -14,6 +15,8 @@ import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { traceHeaders, traceLogFields } from '../../../shared/tracing.ts';
+import { withCommandSpans, type CommandSpans } from './command-spans.ts';
 import { createPlants } from './create-plants.ts';
 import type { WriterMetrics } from './metrics.ts';
 import type { PlantStore } from './plant-store.ts';
@@ -48,7 +51,8 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<voi
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) => answerBatch(payload, deps, roundTrips),
+    eachBatch: (payload) =>
+      withCommandSpans(payload.batch, (spans) => answerBatch(payload, deps, roundTrips, spans)),
   });
 }
 
@@ -135,11 +139,14 @@ async function answerBatch(
   payload: EachBatchPayload,
   deps: CommandConsumerDeps,
   roundTrips: RoundTrips,
+  spans: CommandSpans,
 ): Promise<void> {
   const { batch } = payload;
   const last = batch.messages.at(-1);
   if (last === undefined || !payload.isRunning() || payload.isStale()) return;
   const answered = deps.metrics.batchDuration.startTimer();
+  // Each command's span starts here, so that it covers the store and the replies too.
+  for (const message of batch.messages) spans.of(message);
 
   const decoded = batch.messages.map((message) => ({
     message,
@@ -161,11 +168,12 @@ async function answerBatch(
   valid.forEach(({ message, plant }, index) => {
     const reply = outcomes[index];
     if (reply === undefined) return;
-    outgoing.push(...replyTo(message, reply));
+    outgoing.push(...replyTo(message, reply, spans.of(message)));
     counted.push(reply.status === 200 ? '200' : String(reply.error.error));
     deps.logger.debug(
       {
-        requestId: headerText(message.headers, HEADERS.requestId),
+        reqId: headerText(message.headers, HEADERS.requestId),
+        ...traceLogFields(spans.of(message)),
         correlationId: headerText(message.headers, HEADERS.correlationId),
         plantId: plant.id.toString(),
         status: reply.status,
@@ -177,7 +185,8 @@ async function answerBatch(
     if (checked.ok) continue;
     deps.logger.warn(
       {
-        requestId: headerText(message.headers, HEADERS.requestId),
+        reqId: headerText(message.headers, HEADERS.requestId),
+        ...traceLogFields(spans.of(message)),
         offset: message.offset,
         error: checked.error,
       },
@@ -185,7 +194,7 @@ async function answerBatch(
     );
     outgoing.push(deadLetter(message, deps.topics.dlq, checked.error));
     counted.push(String(checked.error.error));
-    outgoing.push(...replyTo(message, { status: 400, error: checked.error }));
+    outgoing.push(...replyTo(message, { status: 400, error: checked.error }, spans.of(message)));
   }
   await roundTrips.send(outgoing);
 
@@ -201,8 +210,11 @@ async function answerBatch(
   );
 }
 
-/** Nothing when the command asked for no reply (fire-and-forget). */
-function replyTo(command: KafkaMessage, reply: Reply): Outgoing[] {
+/**
+ * Nothing when the command asked for no reply (fire-and-forget). The reply's `traceparent` names
+ * the command's span, so the gateway records its arrival in the same trace.
+ */
+function replyTo(command: KafkaMessage, reply: Reply, span: Span): Outgoing[] {
   const topic = headerText(command.headers, HEADERS.replyTopic);
   if (topic === undefined) return [];
   const correlationId = firstHeader(command.headers?.[HEADERS.correlationId]);
@@ -210,6 +222,7 @@ function replyTo(command: KafkaMessage, reply: Reply): Outgoing[] {
   const headers: IHeaders = {
     [HEADERS.nestIsDisposed]: '1',
     [HEADERS.contentType]: 'application/json',
+    ...traceHeaders(span),
   };
   if (correlationId !== undefined) headers[HEADERS.correlationId] = correlationId;
   return [

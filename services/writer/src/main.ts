@@ -3,12 +3,14 @@ import { MongoClient } from 'mongodb';
 import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
+import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readWriterConfig } from './config.ts';
 import { startHealthServer } from './health-server.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
 const logger = createLogger('writer', config.LOG_LEVEL);
+const tracing = await startTracing('plant-store-writer', logger);
 // A store that is down fails an insert within 5 s (the driver waits 30 s by default); the batch
 // is then retried every 0.5 s rather than failing after half a minute and restarting the consumer.
 const mongo = new MongoClient(config.MONGODB_URI, {
@@ -37,7 +39,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     logger.info({ signal }, 'stopping: finishing the batch in hand, committing, leaving the group');
     writer
       .stop()
-      .then(() => Promise.all([mongo.close(), health.close()]))
+      .then(() => Promise.all([mongo.close(), health.close(), tracing.shutdown()]))
       .then(
         () => process.exit(0),
         (error: unknown) => {

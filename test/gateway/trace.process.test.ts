@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { ServerProcess } from '../../deploy/local/server-process.ts';
+import { TOKEN } from '../support/gateway.ts';
+import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
+import { serviceProcesses } from '../support/services.ts';
+import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+
+/** OTLP's span kinds. */
+const SERVER = 2;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+function logLines(service: ServerProcess): Record<string, unknown>[] {
+  return readFileSync(service.logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function only(spans: ReceivedSpan[], matches: (span: ReceivedSpan) => boolean): ReceivedSpan {
+  const found = spans.filter(matches);
+  expect(found).toHaveLength(1);
+  return found[0] as ReceivedSpan;
+}
+
+describe('Traces exported by a gateway and a writer process', () => {
+  it('When the SDK exports to a collector, then one create is one trace from the gateway through the writer and back, whose ids both services log', async () => {
+    const receiver = await startOtlpReceiver();
+    const harness = await startTestWriter({ writer: false });
+    const services = serviceProcesses(harness);
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, LOG_LEVEL: 'debug' };
+    const writer = await services.startWriter('writer', env);
+    const { process: gateway, url } = await services.startGateway('gateway', env);
+
+    const response = await fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-request-id': 'req-traced',
+      },
+      body: '{"id": 7, "name": "Yarrow"}',
+    });
+    await harness.producer.send({
+      topic: harness.topics.create,
+      messages: [
+        {
+          key: '8',
+          value: '{"id": 8, "name": "Sorrel"}',
+          headers: { ...replyHeaders(harness.topics.replies, int32(0)), traceparent: 'garbage' },
+        },
+      ],
+    });
+    const replies = await harness.received(harness.topics.replies, 2);
+    // SIGTERM: each exports the spans it still holds before exiting.
+    await Promise.all([gateway.stop(), writer.stop()]);
+
+    expect(response.status).toBe(200);
+    const { spans } = receiver;
+    const server = only(spans, (span) => span.name === 'POST /plants');
+    const trace = spans.filter((span) => span.traceId === server.traceId);
+    const send = only(trace, (span) => span.name === `send ${harness.topics.create}`);
+    const processed = only(trace, (span) => span.service === 'plant-store-writer');
+    const replied = only(trace, (span) => span.name === `process ${harness.topics.replies}`);
+    expect(trace).toHaveLength(4);
+    expect(server).toMatchObject({
+      service: 'plant-store-gateway',
+      kind: SERVER,
+      parentSpanId: '',
+    });
+    expect(server.attributes).toMatchObject({ 'http.route': '/plants', 'url.path': '/plants' });
+    expect(Number(server.attributes['http.response.status_code'])).toBe(200);
+    expect(send).toMatchObject({
+      service: 'plant-store-gateway',
+      kind: PRODUCER,
+      parentSpanId: server.spanId,
+    });
+    expect(processed).toMatchObject({
+      name: `process ${harness.topics.create}`,
+      kind: CONSUMER,
+      parentSpanId: send.spanId,
+    });
+    expect(replied).toMatchObject({
+      service: 'plant-store-gateway',
+      kind: CONSUMER,
+      parentSpanId: processed.spanId,
+    });
+
+    const gatewayLines = logLines(gateway).filter((line) => line.reqId === 'req-traced');
+    expect(gatewayLines.map((line) => line.msg)).toEqual([
+      'incoming request',
+      'create command published',
+      'request completed',
+    ]);
+    for (const line of gatewayLines) {
+      expect(line).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
+    }
+    expect(logLines(writer).filter((line) => line.reqId === 'req-traced')).toEqual([
+      expect.objectContaining({
+        msg: 'create command answered',
+        trace_id: server.traceId,
+        span_id: processed.spanId,
+      }),
+    ]);
+
+    // The command whose traceparent is unreadable: answered, in a trace of its own.
+    const stranger = only(spans, (span) => span.attributes['messaging.kafka.message.key'] === '8');
+    expect(stranger).toMatchObject({ service: 'plant-store-writer', parentSpanId: '' });
+    expect(stranger.traceId).not.toBe(server.traceId);
+    const strangerReply = replies.find(({ message }) =>
+      message.headers?.traceparent?.toString().includes(stranger.traceId),
+    );
+    expect(json(strangerReply)).toEqual({ status: 200, plant: { name: 'Sorrel' } });
+    expect(strangerReply?.message.headers?.traceparent?.toString()).toBe(
+      `00-${stranger.traceId}-${stranger.spanId}-01`,
+    );
+
+    expect(receiver.bodies.join('\n')).not.toContain(TOKEN);
+  });
+});
