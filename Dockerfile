@@ -1,20 +1,29 @@
-# One image for both services; the command selects which (see docker-compose.yml).
-FROM node:24.21.0-bookworm-slim AS dependencies
+# One image for both services; the command selects which:
+#   node services/gateway/src/main.ts   (the default)
+#   node services/writer/src/main.ts
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no compile step: the
+# first stage only installs the production dependencies, the second copies them beside the sources.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only, exactly as locked; none of them needs an install script.
-RUN npm ci --omit=dev --ignore-scripts
+# Exactly as locked, without devDependencies; none of the production dependencies needs an
+# install script, so none runs.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:24.21.0-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     NODE_OPTIONS="--disable-warning=TimeoutNegativeWarning --max-semi-space-size=16 --max-old-space-size=256"
 WORKDIR /app
+# Owned by root and read-only to the user the services run as: they cannot change their own code.
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY shared ./shared
 COPY services ./services
-USER node
-EXPOSE 3000
-# Node 24 runs the TypeScript sources directly (type stripping); there is no build step.
+# The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
+USER 1000:1000
+# 3000: the gateway's HTTP port (PORT); 9464: the writer's /metrics, /healthz, /readyz (METRICS_PORT).
+EXPOSE 3000 9464
 CMD ["node", "services/gateway/src/main.ts"]

@@ -1,0 +1,187 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
+import { provisionOnce } from '../../deploy/local/provision-cache.ts';
+import { runLogged } from '../../deploy/local/run-logged.ts';
+import { findOnPath } from '../../deploy/local/tools.ts';
+
+const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
+const NEEDED =
+  'needed to validate docker-compose.yml and deploy/k8s/ (test/deploy/manifests.test.ts)';
+
+/** KEDA's ScaledObject CRD, from the Go module KEDA publishes (the checksum database's hash). */
+const KEDA = {
+  module: 'github.com/kedacore/keda/v2',
+  version: 'v2.21.0',
+  sum: 'h1:R6z2HZvstK4RLUMxroNACzBj74xGxt3kG59b5Xc+Xps=',
+  path: 'config/crd/bases/keda.sh_scaledobjects.yaml',
+};
+
+/**
+ * Strimzi's KafkaTopic CRD, as Strimzi generates it from its API classes into the test jar of its
+ * `api` artifact. 0.51.0 is the last release whose jars carry it (1.x generates it only in its
+ * own build, with a Java 21 tool); the KafkaTopic spec classes of 0.51.0 and 1.2.0 are identical.
+ */
+const STRIMZI = {
+  artifact: 'io.strimzi:api:0.51.0:jar:tests',
+  file: 'api-0.51.0-tests.jar',
+  sha256: 'b99f69303dc507ca505b74345d93f5260621bb084b8b79447f726e54b6e66a1d',
+  path: 'crds/v1/043-Crd-kafkatopic.yaml',
+};
+
+/** Where the CRDs are kept in the cache, by the kind they define. */
+const CRD_FILES = {
+  ScaledObject: join('crds', 'scaledobjects.keda.sh.yaml'),
+  KafkaTopic: join('crds', 'kafkatopics.kafka.strimzi.io.yaml'),
+};
+
+export interface DeployValidators {
+  /** The Python of a venv holding check-jsonschema and kubernetes-validate. */
+  python: string;
+  /** CustomResourceDefinition files by the kind they define. */
+  crds: Record<keyof typeof CRD_FILES, string>;
+}
+
+/**
+ * The validators and the CRDs they check custom resources against, in the machine's cache under
+ * a name derived from what is pinned: installed once, again only when a pin changes. Every
+ * download is checked against a hash kept in this repository.
+ */
+export async function deployValidators(): Promise<DeployValidators> {
+  const missing = ['python3', 'go', 'mvn'].filter((command) => findOnPath(command) === null);
+  if (missing.length > 0) {
+    throw new Error(
+      `Missing ${missing.join(', ')} on PATH, ${NEEDED}: install Python 3.11+ with venv, Go and Maven ` +
+        '(Debian/Ubuntu: apt-get install python3-venv golang maven).',
+    );
+  }
+  const version = pythonVersion();
+  const pins = JSON.stringify([await readFile(REQUIREMENTS, 'utf8'), KEDA, STRIMZI]);
+  const digest = createHash('sha256').update(pins).digest('hex').slice(0, 16);
+  // A venv links to its Python: another version of python3 gets a venv of its own.
+  const name = `deploy-validators-${digest}-py${version}`;
+  const logFile = join(cacheRoot(), `${name}.install.log`);
+  const home = await provisionOnce(cacheRoot(), name, async (dir) => {
+    await installValidators(join(dir, 'venv'), logFile);
+    await mkdir(join(dir, 'crds'));
+    await downloadKedaCrd(join(dir, CRD_FILES.ScaledObject), dir, logFile);
+    await downloadStrimziCrd(join(dir, CRD_FILES.KafkaTopic), dir, logFile);
+  });
+  return {
+    // The venv was built elsewhere and renamed into place, so its own scripts name the build
+    // path: everything runs as `<venv>/bin/python -m …`.
+    python: join(home, 'venv', 'bin', 'python'),
+    crds: {
+      ScaledObject: join(home, CRD_FILES.ScaledObject),
+      KafkaTopic: join(home, CRD_FILES.KafkaTopic),
+    },
+  };
+}
+
+async function installValidators(venv: string, logFile: string): Promise<void> {
+  await runLogged('python3', ['-m', 'venv', venv], { cwd: projectRoot, logFile });
+  await runLogged(
+    join(venv, 'bin', 'python'),
+    [
+      ...['-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
+      ...['--require-hashes', '--only-binary', ':all:', '-r', REQUIREMENTS],
+    ],
+    { cwd: projectRoot, logFile },
+  );
+}
+
+async function downloadKedaCrd(target: string, cwd: string, logFile: string): Promise<void> {
+  const output = await runLogged(
+    'go',
+    ['mod', 'download', '-json', `${KEDA.module}@${KEDA.version}`],
+    {
+      cwd,
+      logFile,
+    },
+  );
+  const download = JSON.parse(output) as { Dir?: string; Sum?: string; Error?: string };
+  if (download.Dir === undefined || download.Sum !== KEDA.sum) {
+    throw new Error(
+      `${KEDA.module}@${KEDA.version}: expected ${KEDA.sum}, got ${download.Sum ?? download.Error ?? output}`,
+    );
+  }
+  await copyFile(join(download.Dir, KEDA.path), target);
+}
+
+async function downloadStrimziCrd(target: string, dir: string, logFile: string): Promise<void> {
+  const jarDir = join(dir, 'maven');
+  await runLogged(
+    'mvn',
+    [
+      ...['-q', '-B', 'org.apache.maven.plugins:maven-dependency-plugin:2.8:copy'],
+      ...[`-Dartifact=${STRIMZI.artifact}`, `-DoutputDirectory=${jarDir}`],
+    ],
+    { cwd: dir, logFile },
+  );
+  const jar = join(jarDir, STRIMZI.file);
+  const sha256 = createHash('sha256')
+    .update(await readFile(jar))
+    .digest('hex');
+  if (sha256 !== STRIMZI.sha256) {
+    throw new Error(`${STRIMZI.artifact}: expected sha256 ${STRIMZI.sha256}, got ${sha256}`);
+  }
+  await runLogged(
+    'python3',
+    [
+      '-c',
+      'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))',
+      ...[jar, STRIMZI.path, target],
+    ],
+    { cwd: dir, logFile },
+  );
+  await rm(jarDir, { recursive: true, force: true });
+}
+
+function pythonVersion(): string {
+  const probe = spawnSync(
+    'python3',
+    ['-c', 'import sys, venv, ensurepip; print("%d.%d" % sys.version_info[:2])'],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  const version = probe.stdout.trim();
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (probe.status !== 0 || major < 3 || (major === 3 && minor < 11)) {
+    throw new Error(
+      `python3 ${version || 'cannot create a virtual environment'}, ${NEEDED}: install Python 3.11+ ` +
+        'with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv).',
+    );
+  }
+  return version;
+}
+
+export interface ValidatorRun {
+  exitCode: number | null;
+  /** stdout and stderr interleaved as the validator wrote them. */
+  output: string;
+}
+
+/** Runs `python -m <module> <args>` from the project root (paths in its output are relative). */
+export async function runValidator(
+  python: string,
+  module: 'check_jsonschema' | 'kubernetes_validate',
+  args: readonly string[],
+): Promise<ValidatorRun> {
+  const child = spawn(python, ['-m', module, ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  return { exitCode, output };
+}
