@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
 import { provisionOnce } from '../../deploy/local/provision-cache.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
 import { findOnPath } from '../../deploy/local/tools.ts';
+import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =
@@ -156,32 +157,11 @@ function pythonVersion(): string {
   return version;
 }
 
-export interface ValidatorRun {
-  exitCode: number | null;
-  /** stdout and stderr interleaved as the validator wrote them. */
-  output: string;
-}
-
 /** Runs `python -m <module> <args>` from the project root (paths in its output are relative). */
-export async function runValidator(
+export function runValidator(
   python: string,
   module: 'check_jsonschema' | 'kubernetes_validate',
   args: readonly string[],
-): Promise<ValidatorRun> {
-  const child = spawn(python, ['-m', module, ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  return { exitCode, output };
+): Promise<PythonRun> {
+  return runPythonModule(python, module, args, { cwd: projectRoot });
 }

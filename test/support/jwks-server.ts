@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   exportJWK,
   generateKeyPair,
@@ -8,7 +7,7 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { onTestFinished } from 'vitest';
+import { listenForTest } from './loopback-server.ts';
 
 export const ISSUER = 'https://issuer.plant-store.test';
 export const AUDIENCE = 'plant-store';
@@ -62,16 +61,7 @@ export async function startJwksServer(keys: SigningKey[]) {
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify({ keys: keys.map(({ publicJwk }) => publicJwk) }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  );
-  const { port } = server.address() as AddressInfo;
+  const port = await listenForTest(server);
   return {
     url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
     keys,

@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { onTestFinished } from 'vitest';
+import { listenForTest } from './loopback-server.ts';
 
 export interface ReceivedSpan {
   service: string;
@@ -50,16 +49,7 @@ export async function startOtlpReceiver() {
       response.end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  );
-  const { port } = server.address() as AddressInfo;
+  const port = await listenForTest(server);
   return { endpoint: `http://127.0.0.1:${String(port)}`, spans, bodies };
 }
 

@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
 import { provisionOnce } from '../../deploy/local/provision-cache.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
+import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'fuzz', 'requirements.txt');
 const MIN_PYTHON = [3, 11] as const;
@@ -76,32 +77,14 @@ function requirePython(): { python: string; version: string } {
   return { python: 'python3', version };
 }
 
-export interface SchemathesisRun {
-  exitCode: number | null;
-  /** stdout and stderr interleaved as schemathesis wrote them. */
-  output: string;
-}
-
 /** Runs `schemathesis <args>` to completion. */
-export async function runSchemathesis(
+export function runSchemathesis(
   python: string,
   args: readonly string[],
   { cwd, env = {} }: { cwd: string; env?: NodeJS.ProcessEnv },
-): Promise<SchemathesisRun> {
-  const child = spawn(python, ['-m', 'schemathesis.cli', ...args], {
+): Promise<PythonRun> {
+  return runPythonModule(python, 'schemathesis.cli', args, {
     cwd,
-    env: { ...process.env, NO_COLOR: '1', COLUMNS: '120', PYTHONUNBUFFERED: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { COLUMNS: '120', ...env },
   });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  return { exitCode, output };
 }
