@@ -10,6 +10,7 @@ export interface ServerProcessOptions {
   /** stdout and stderr of the server are appended here. */
   logFile: string;
   env?: NodeJS.ProcessEnv;
+  cwd?: string;
   /** How long SIGTERM may take before SIGKILL. */
   stopTimeoutMs?: number;
 }
@@ -45,6 +46,7 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
   const log = openSync(options.logFile, 'a');
   const child = spawn(options.command, options.args, {
     env: options.env ?? process.env,
+    cwd: options.cwd,
     stdio: ['ignore', log, log],
     // Its own process group: Ctrl-C in a terminal reaches only the owner, which then stops the
     // servers in order instead of racing them.

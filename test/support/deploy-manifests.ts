@@ -8,6 +8,7 @@ export const K8S_DIR = join('deploy', 'k8s');
 
 /** The parts of docker-compose.yml the tests read. */
 export interface ComposeService {
+  command?: string[];
   container_name?: string;
   ports?: unknown[];
   restart?: string;
@@ -58,6 +59,7 @@ export interface Secret extends Resource {
 }
 export interface Container {
   name?: string;
+  command?: string[];
   ports: [{ name: string; containerPort: number }];
   envFrom: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
 }

@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject, onTestFinished } from 'vitest';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '../../deploy/local/node-service.ts';
+import {
+  GATEWAY_MAIN,
+  startNodeService,
+  WRITER_MAIN,
+  type NodeServiceOptions,
+} from '../../deploy/local/node-service.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { groupIsStable, httpIsReady } from '../../deploy/local/readiness.ts';
 import type { ServerProcess } from '../../deploy/local/server-process.ts';
@@ -30,19 +35,28 @@ export function writerHealthUrl(writer: ServerProcess): string {
   throw new Error(`${writer.logFile} does not say where the writer's health port listens`);
 }
 
+/** Starts an entry point with the service variables in `env`. */
+export type ServiceLauncher = (options: NodeServiceOptions) => ServerProcess;
+
+/** As `npm run start:*` starts them: same entry points and V8 flags, this process's environment. */
+const npmStart: ServiceLauncher = (options) =>
+  startNodeService({ ...options, env: { ...process.env, ...options.env } });
+
 /**
- * Real `npm run start:*` processes (same entry points and V8 flags) on the harness's topics and
+ * Real service processes (by default as `npm run start:*` runs them) on the harness's topics and
  * database; every one still running is stopped when the test ends. Their logs go to the run's
  * server log folder.
  */
-export function serviceProcesses(harness: Pick<WriterHarness, 'topics' | 'db'>): ServiceProcesses {
+export function serviceProcesses(
+  harness: Pick<WriterHarness, 'topics' | 'db'>,
+  launch: ServiceLauncher = npmStart,
+): ServiceProcesses {
   const groupId = uniqueName('writers');
   const logDir = join(
     inject('serverLogDir') ?? mkdtempSync(join(tmpdir(), 'plant-store-')),
     uniqueName('services'),
   );
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     KAFKA_BROKERS: inject('kafkaBrokers'),
     MONGODB_URI: inject('mongoUri'),
     MONGODB_DATABASE: harness.db.databaseName,
@@ -59,7 +73,7 @@ export function serviceProcesses(harness: Pick<WriterHarness, 'topics' | 'db'>):
     await Promise.all(started.map((service) => service.stop()));
   });
   const start = (name: string, script: string, extra: NodeJS.ProcessEnv = {}) => {
-    const service = startNodeService({ name, script, env: { ...env, ...extra }, logDir });
+    const service = launch({ name, script, env: { ...env, ...extra }, logDir });
     started.push(service);
     return service;
   };
