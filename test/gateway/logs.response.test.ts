@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
-import { attachGateway } from '../support/gateway.ts';
+import { attachGateway, TOKEN } from '../support/gateway.ts';
 import { startTestWriter } from '../support/writer.ts';
 
 function capturedLogger(service: string) {
@@ -68,5 +68,37 @@ describe('Logs of one create', () => {
     expect(gatewayLogs.lines.filter((line) => 'trace_id' in line && !('reqId' in line))).toEqual(
       [],
     );
+  });
+
+  it('When a client hangs up before its answer, then the gateway logs that, with its request id, instead of a completed request', async () => {
+    const gatewayLogs = capturedLogger('gateway');
+    const harness = await startTestWriter({ writer: false });
+    const gateway = await attachGateway(harness, { logger: gatewayLogs.logger });
+    const address = await gateway.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const hangUp = new AbortController();
+    const answer = fetch(`${address}/plants`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'x-request-id': 'req-gone',
+      },
+      body: '{"id": 66, "name": "Basil"}',
+      signal: hangUp.signal,
+    }).catch((error: unknown) => (error as Error).name);
+    const aboutTheRequest = () =>
+      gatewayLogs.lines.filter((line) => line.reqId === 'req-gone').map((line) => line.msg);
+
+    await expect.poll(aboutTheRequest).toContain('create command published');
+    hangUp.abort();
+
+    expect(await answer).toBe('AbortError');
+    await expect
+      .poll(aboutTheRequest)
+      .toEqual([
+        'incoming request',
+        'create command published',
+        'client closed the connection before the answer',
+      ]);
   });
 });

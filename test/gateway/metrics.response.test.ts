@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTestGateway, type GatewayHarness } from '../support/gateway.ts';
+import { startTestGateway, TOKEN, type GatewayHarness } from '../support/gateway.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
 
 async function scrape(gateway: GatewayHarness) {
@@ -65,5 +65,39 @@ describe('GET /metrics on the gateway', () => {
     expect(metric(samples, 'plant_store_gateway_replies_waiting')).toBe(0);
     expect(metric(samples, 'plant_store_gateway_reply_timeouts_total')).toBe(1);
     expect(metric(samples, 'plant_store_gateway_creates_total', { code: '5040' })).toBe(1);
+  });
+
+  it('When a client hangs up while its create waits for a writer, then its request is timed with status 499 when it leaves, and the create is counted once, when the gateway gives up on it', async () => {
+    const gateway = await startTestGateway({ writer: false, replyTimeoutMs: 2_000 });
+    const address = await gateway.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const hangUp = new AbortController();
+    const answer = fetch(`${address}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"id": 7, "name": "Aloe"}',
+      signal: hangUp.signal,
+    }).catch((error: unknown) => (error as Error).name);
+    const timed = async (labels: Record<string, string>) =>
+      metric(await scrape(gateway), 'plant_store_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/plants',
+        ...labels,
+      });
+
+    await expect
+      .poll(async () => metric(await scrape(gateway), 'plant_store_gateway_replies_waiting'))
+      .toBe(1);
+    hangUp.abort();
+
+    expect(await answer).toBe('AbortError');
+    await expect.poll(() => timed({ status_code: '499' })).toBe(1);
+    await expect
+      .poll(async () => metric(await scrape(gateway), 'plant_store_gateway_reply_timeouts_total'), {
+        timeout: 5_000,
+      })
+      .toBe(1);
+    const samples = await scrape(gateway);
+    expect(metric(samples, 'plant_store_gateway_creates_total', { code: '5040' })).toBe(1);
+    expect(await timed({})).toBe(1);
   });
 });

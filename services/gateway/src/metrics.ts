@@ -1,5 +1,7 @@
 import type {
   FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -7,6 +9,8 @@ import type {
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../../../shared/logger.ts';
 import { LATENCY_BUCKETS, serviceRegistry } from '../../../shared/metrics.ts';
+
+const CLIENT_CLOSED_REQUEST = 499;
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -58,7 +62,12 @@ export function gatewayMetrics(waiting: () => number): GatewayMetrics {
   };
 }
 
-/** Times every answer by route pattern, and counts the outcomes of POST /plants. */
+/**
+ * Times every request by route pattern, and counts the outcomes of POST /plants. A request whose
+ * client leaves before its answer is timed when it leaves, as status 499 (nginx's "client closed
+ * request"): otherwise the slowest requests, those clients gave up on, would vanish from the
+ * histogram. Its create is still counted once the gateway has an outcome for it.
+ */
 export function recordAnswers(
   app: FastifyInstance<
     RawServerDefault,
@@ -68,6 +77,32 @@ export function recordAnswers(
   >,
   metrics: GatewayMetrics,
 ): void {
+  // Whichever comes first times a request: its answer, or its client leaving without one.
+  const timed = new WeakSet<FastifyRequest>();
+  const observeOnce = (request: FastifyRequest, reply: FastifyReply, status: number): boolean => {
+    if (timed.has(request)) return false;
+    timed.add(request);
+    metrics.httpDuration.observe(
+      {
+        method: request.method,
+        // Unmatched URLs share one label: a label per URL would let any client grow the series.
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(status),
+      },
+      reply.elapsedTime / 1_000,
+    );
+    return true;
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => {
+      if (!observeOnce(request, reply, CLIENT_CLOSED_REQUEST)) return;
+      request.log.info(
+        { responseTime: reply.elapsedTime },
+        'client closed the connection before the answer',
+      );
+    });
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.method === 'POST' && request.routeOptions.url === '/plants') {
       metrics.creates.inc({
@@ -77,15 +112,7 @@ export function recordAnswers(
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.httpDuration.observe(
-      {
-        method: request.method,
-        // Unmatched URLs share one label: a label per URL would let any client grow the series.
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1_000,
-    );
+    observeOnce(request, reply, reply.statusCode);
     done();
   });
 }
