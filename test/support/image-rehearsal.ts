@@ -19,7 +19,6 @@ export interface AssembledImage {
   env: Record<string, string>;
   user: string | undefined;
   cmd: string[];
-  exposed: number[];
 }
 
 interface Stage extends AssembledImage {
@@ -27,12 +26,12 @@ interface Stage extends AssembledImage {
 }
 
 /**
- * The image as `docker build` would assemble it, in `dir`, without a container engine: the build context is
- * the clone's files filtered by `.dockerignore` (with Docker's own matcher), and each instruction
- * of the Dockerfile is carried out on a folder per stage (RUN as a shell command in that stage's
- * WORKDIR). Only the base images are missing: the stages start empty, and the final one gets this
- * project's pinned Node where the `node` images keep theirs. An instruction this cannot carry out
- * is an error, so a Dockerfile change is followed or refused, never skipped.
+ * The image as `docker build` would assemble it, in `dir`, without a container engine: the build
+ * context is the clone's files filtered by `.dockerignore` (with Docker's own matcher), and each
+ * instruction of the Dockerfile is carried out on a folder per stage (RUN as a shell command in
+ * that stage's WORKDIR). Only the base images are missing: the stages start empty, and the final
+ * one gets this project's pinned Node where the `node` images keep theirs. An instruction this
+ * cannot carry out is an error, so a Dockerfile change is followed or refused, never skipped.
  */
 export async function assembleImage(dir: string, logFile: string): Promise<AssembledImage> {
   // The image's user must reach the stages, as every user can in an image.
@@ -79,7 +78,7 @@ export async function assembleImage(dir: string, logFile: string): Promise<Assem
         stage.user = args[0];
         break;
       case 'EXPOSE':
-        stage.exposed.push(...args.map((port) => Number.parseInt(port, 10)));
+        // Documentation for whoever runs the image; nothing to carry out.
         break;
       case 'CMD':
         stage.cmd = jsonForm(instruction);
@@ -134,11 +133,10 @@ async function startStage(root: string, [base = '', as, name]: string[]): Promis
     env: {},
     user: undefined,
     cmd: [],
-    exposed: [],
   };
 }
 
-/** COPY [--from=<stage>] <source>… <destination>, as Docker copies: a folder's contents, not the folder. */
+/** COPY [--from=<stage>] <source>… <destination>, as Docker copies: a folder's contents, not itself. */
 async function copyInto(
   stage: Stage,
   instruction: Copy,
