@@ -29,6 +29,7 @@ export interface Report {
     gateways: number;
     sequential: number;
     store: string;
+    logLevel: string;
   };
   documentsStoredAtEnd: number;
   results: VariantResult[];
@@ -47,7 +48,8 @@ export function toMarkdown(report: Report): string {
     `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
       `${settings.partitions} partitions, ` +
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
-      `store ${settings.store}; ${report.documentsStoredAtEnd} documents stored at the end.`,
+      `store ${settings.store}, services logging at ${settings.logLevel}; ` +
+      `${report.documentsStoredAtEnd} documents stored at the end.`,
     '',
     '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process (PostgreSQL: PSS of all its processes) |',
     '|---|---|---|---|---|---|---|---|',

@@ -32,6 +32,7 @@ const { values } = parseArgs({
     variants: { type: 'string', default: 'ceiling,direct,e2e' },
     store: { type: 'string', default: 'sqlite' },
     soak: { type: 'string', default: '0' },
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 const connections = Number(values.connections);
@@ -70,7 +71,7 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
     KAFKA_BROKERS: stack.kafkaBrokers,
     MONGODB_URI: stack.mongoUri,
     KAFKA_PARTITIONS: values.partitions,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: values['log-level'],
   };
   if (variant !== 'e2e') {
     const port = await freePort();
@@ -205,6 +206,7 @@ try {
       gateways: Number(values.gateways),
       sequential,
       store: stack.mongoServer,
+      logLevel: values['log-level'],
     },
     documentsStoredAtEnd: await documentsStored(stack),
     results,
