@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
-import { attachGateway, TOKEN } from '../support/gateway.ts';
+import { attachGateway } from '../support/gateway.ts';
+import { abandonedPost } from '../support/http-client.ts';
 import { startTestWriter } from '../support/writer.ts';
 
 function capturedLogger(service: string) {
@@ -73,26 +74,21 @@ describe('Logs of one create', () => {
   it('When a client hangs up before its answer, then the gateway logs that, with its request id, instead of a completed request', async () => {
     const gatewayLogs = capturedLogger('gateway');
     const harness = await startTestWriter({ writer: false });
-    const gateway = await attachGateway(harness, { logger: gatewayLogs.logger });
+    const gateway = await attachGateway(harness, {
+      logger: gatewayLogs.logger,
+      replyTimeoutMs: 2_000,
+    });
     const address = await gateway.gateway.app.listen({ port: 0, host: '127.0.0.1' });
-    const hangUp = new AbortController();
-    const answer = fetch(`${address}/plants`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        'x-request-id': 'req-gone',
-      },
-      body: '{"id": 66, "name": "Basil"}',
-      signal: hangUp.signal,
-    }).catch((error: unknown) => (error as Error).name);
+    const client = abandonedPost(address, '{"id": 66, "name": "Basil"}', {
+      'x-request-id': 'req-gone',
+    });
     const aboutTheRequest = () =>
       gatewayLogs.lines.filter((line) => line.reqId === 'req-gone').map((line) => line.msg);
 
     await expect.poll(aboutTheRequest).toContain('create command published');
-    hangUp.abort();
+    const hungUp = await client.hangUp();
 
-    expect(await answer).toBe('AbortError');
+    expect(hungUp).toBe('AbortError');
     await expect
       .poll(aboutTheRequest)
       .toEqual([

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startTestGateway, TOKEN, type GatewayHarness } from '../support/gateway.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
+import { abandonedPost } from '../support/http-client.ts';
+import { exchange, rawRequest } from '../support/raw-http.ts';
 
 async function scrape(gateway: GatewayHarness) {
   const response = await gateway.request({ method: 'GET', url: '/metrics' });
@@ -70,13 +72,7 @@ describe('GET /metrics on the gateway', () => {
   it('When a client hangs up while its create waits for a writer, then its request is timed with status 499 when it leaves, and the create is counted once, when the gateway gives up on it', async () => {
     const gateway = await startTestGateway({ writer: false, replyTimeoutMs: 2_000 });
     const address = await gateway.gateway.app.listen({ port: 0, host: '127.0.0.1' });
-    const hangUp = new AbortController();
-    const answer = fetch(`${address}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: '{"id": 7, "name": "Aloe"}',
-      signal: hangUp.signal,
-    }).catch((error: unknown) => (error as Error).name);
+    const client = abandonedPost(address, '{"id": 7, "name": "Aloe"}');
     const timed = async (labels: Record<string, string>) =>
       metric(await scrape(gateway), 'plant_store_http_request_duration_seconds_count', {
         method: 'POST',
@@ -87,9 +83,9 @@ describe('GET /metrics on the gateway', () => {
     await expect
       .poll(async () => metric(await scrape(gateway), 'plant_store_gateway_replies_waiting'))
       .toBe(1);
-    hangUp.abort();
+    const hungUp = await client.hangUp();
 
-    expect(await answer).toBe('AbortError');
+    expect(hungUp).toBe('AbortError');
     await expect.poll(() => timed({ status_code: '499' })).toBe(1);
     await expect
       .poll(async () => metric(await scrape(gateway), 'plant_store_gateway_reply_timeouts_total'), {
@@ -99,5 +95,36 @@ describe('GET /metrics on the gateway', () => {
     const samples = await scrape(gateway);
     expect(metric(samples, 'plant_store_gateway_creates_total', { code: '5040' })).toBe(1);
     expect(await timed({})).toBe(1);
+  });
+
+  it('When a body arrives more slowly than REQUEST_TIMEOUT_MS, then the request is timed with the 408 it got, not as a client that left', async () => {
+    const gateway = await startTestGateway({ requestTimeoutMs: 1_000 });
+    const address = await gateway.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const body = '{"id": 8, "name": "Slow fern"}';
+    const head = rawRequest('POST /plants HTTP/1.1', {
+      host: new URL(address).host,
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+    });
+
+    const answer = await exchange(Number(new URL(address).port), {
+      head,
+      trickle: Buffer.from(body),
+      everyMs: 250,
+    });
+
+    expect(answer?.status).toBe(408);
+    await expect
+      .poll(async () => {
+        const samples = await scrape(gateway);
+        return ['408', '499'].map((status) =>
+          metric(samples, 'plant_store_http_request_duration_seconds_count', {
+            route: '/plants',
+            status_code: status,
+          }),
+        );
+      })
+      .toEqual([1, 0]);
   });
 });

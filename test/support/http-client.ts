@@ -40,3 +40,27 @@ export function postPlant(url: string, body: string): Promise<Answer> {
     outgoing.end(body);
   });
 }
+
+/** A POST /plants whose client hangs up when told; `hangUp` resolves with fetch's error name. */
+export function abandonedPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): { hangUp: () => Promise<string> } {
+  const controller = new AbortController();
+  const settled = fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+    body,
+    signal: controller.signal,
+  }).then(
+    () => 'answered',
+    (error: unknown) => (error as Error).name,
+  );
+  return {
+    hangUp: () => {
+      controller.abort();
+      return settled;
+    },
+  };
+}

@@ -88,6 +88,7 @@ export async function buildApp(deps: AppDeps) {
     },
   });
   traceRequests(app);
+  recordAnswers(app, deps.metrics);
   app.server.on('connect', refuseConnect);
   app.server.on('checkExpectation', refuseExpectation);
   app.addHook('onRequest', requireOneHost);
@@ -156,7 +157,6 @@ export async function buildApp(deps: AppDeps) {
     done();
   });
 
-  recordAnswers(app, deps.metrics);
   app.get('/metrics', async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );

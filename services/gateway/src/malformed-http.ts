@@ -20,6 +20,8 @@ const PARSER_REFUSALS: Record<string, ApiError> = {
   ),
 };
 const MALFORMED = new ApiError('malformedRequest', 'Malformed HTTP request');
+/** The status written straight onto a socket, for a request Fastify had already routed. */
+const rawAnswers = new WeakMap<Duplex, number>();
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /**
@@ -38,8 +40,17 @@ export function answerClientError(logger: Logger) {
     }
     const refusal =
       (error.code === undefined ? undefined : PARSER_REFUSALS[error.code]) ?? MALFORMED;
+    rawAnswers.set(socket, refusal.status);
     socket.end(rawResponse(refusal), () => socket.destroy());
   };
+}
+
+/**
+ * What `answerClientError` answered on this socket, if anything: a request whose body came too
+ * slowly or broke its framing was routed by Fastify before Node refused it.
+ */
+export function rawAnswerStatus(socket: Duplex): number | undefined {
+  return rawAnswers.get(socket);
 }
 
 /** The server's `connect` listener: nothing here is a proxy; without one, Node drops the socket. */

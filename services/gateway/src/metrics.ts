@@ -9,6 +9,7 @@ import type {
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../../../shared/logger.ts';
 import { LATENCY_BUCKETS, serviceRegistry } from '../../../shared/metrics.ts';
+import { rawAnswerStatus } from './malformed-http.ts';
 
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -66,7 +67,9 @@ export function gatewayMetrics(waiting: () => number): GatewayMetrics {
  * Times every request by route pattern, and counts the outcomes of POST /plants. A request whose
  * client leaves before its answer is timed when it leaves, as status 499 (nginx's "client closed
  * request"): otherwise the slowest requests, those clients gave up on, would vanish from the
- * histogram. Its create is still counted once the gateway has an outcome for it.
+ * histogram. Its create is still counted once the gateway has an outcome for it. A request Node
+ * refused while its body arrived (408, 400) is timed with the status written for it. Call it
+ * before other `onRequest` hooks, so that a client leaving during them is seen.
  */
 export function recordAnswers(
   app: FastifyInstance<
@@ -95,6 +98,12 @@ export function recordAnswers(
   };
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      const refused = rawAnswerStatus(request.raw.socket);
+      if (refused !== undefined) {
+        observeOnce(request, reply, refused);
+        return;
+      }
       if (!observeOnce(request, reply, CLIENT_CLOSED_REQUEST)) return;
       request.log.info(
         { responseTime: reply.elapsedTime },
