@@ -15,6 +15,7 @@ import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { LOG_LEVELS } from '../shared/config.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
 import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
@@ -181,10 +182,13 @@ async function documentsStored(stack: LocalStack): Promise<number> {
   }
 }
 
-console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
 if (values.store !== 'sqlite' && values.store !== 'postgresql') {
   throw new Error(`--store must be sqlite or postgresql, got "${values.store}"`);
 }
+if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
+  throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
+}
+console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
 const stack = await startLocalStack({ dir, store: values.store });
 // The services die with this process (SIGKILL on exit); the servers are stopped in order.
 stopOnSignal('the benchmark', () => stack.stop());

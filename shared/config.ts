@@ -5,6 +5,8 @@ import { TOPICS, type Topics } from './contracts/kafka.ts';
 /** Kafka's own rule for topic names. */
 const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 /** Variables both services read. */
 export const sharedSettings = {
   KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
@@ -13,9 +15,7 @@ export const sharedSettings = {
   KAFKA_REPLY_TOPIC: Type.String({ default: TOPICS.replies, pattern: TOPIC_NAME }),
   KAFKA_DLQ_TOPIC: Type.String({ default: TOPICS.dlq, pattern: TOPIC_NAME }),
   LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) =>
-      Type.Literal(level),
-    ),
+    LOG_LEVELS.map((level) => Type.Literal(level)),
     { default: 'info' },
   ),
 };
