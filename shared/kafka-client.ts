@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+import { registerKafkaCodecs } from './kafka-codecs.ts';
 
 /**
  * kafkajs's own sockets keep Nagle's algorithm on, so a small request written while an earlier
@@ -9,8 +10,12 @@ import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
 const noDelaySocket: ISocketFactory = ({ host, port, onConnect }) =>
   connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, onConnect);
 
-/** The Kafka client of a plant-store service: plaintext brokers from a comma-separated list. */
+/**
+ * The Kafka client of a plant-store service: plaintext brokers from a comma-separated list; reads
+ * every codec a producer may use (gzip, snappy, lz4, zstd).
+ */
 export function kafkaClient(clientId: string, brokers: string): Kafka {
+  registerKafkaCodecs();
   return new Kafka({
     clientId,
     brokers: brokers.split(',').map((broker) => broker.trim()),

@@ -1,0 +1,34 @@
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { compressSync } from 'snappy';
+import { describe, expect, it } from 'vitest';
+import { registerKafkaCodecs } from '../../shared/kafka-codecs.ts';
+
+registerKafkaCodecs();
+
+interface Codec {
+  compress(encoder: { buffer: Buffer }): Promise<Buffer>;
+  decompress(buffer: Buffer): Promise<Buffer>;
+}
+const codecOf = (type: Exclude<CompressionTypes, CompressionTypes.None>) =>
+  (CompressionCodecs[type] as () => Codec)();
+const records = Buffer.from('{"id": 1, "name": "Monstera"}'.repeat(5_000));
+
+describe('Kafka codecs', () => {
+  it.each([CompressionTypes.Snappy, CompressionTypes.LZ4, CompressionTypes.ZSTD] as const)(
+    'When records are compressed with codec %i, then they decompress to the same bytes',
+    async (type) => {
+      const codec = codecOf(type);
+
+      expect(await codec.decompress(compressSync(records))).toEqual(records);
+    },
+  );
+
+  it('When a xerial chunk claims more bytes than the batch holds, then decompression fails instead of reading past it', async () => {
+    const codec = codecOf(CompressionTypes.Snappy);
+    const framed = await codec.compress({ buffer: records });
+
+    await expect(codec.decompress(framed.subarray(0, framed.length - 10))).rejects.toThrow(
+      /past the end/,
+    );
+  });
+});
