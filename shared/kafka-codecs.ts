@@ -1,8 +1,11 @@
 import { promisify } from 'node:util';
 import { zstdCompress, zstdDecompress } from 'node:zlib';
-import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import kafkajs from 'kafkajs';
 import { compressFrame, decompressFrame } from 'lz4-napi';
 import { compress as snappyCompress, uncompress as snappyUncompress } from 'snappy';
+
+// kafkajs is CommonJS, and Node's named-export detection does not find these two.
+const { CompressionCodecs, CompressionTypes } = kafkajs;
 
 /** What kafkajs hands a codec to compress: the encoded records. */
 interface Encoder {

@@ -25,6 +25,8 @@ export const HEADERS = {
   deadline: 'x-deadline',
   errorCode: 'error-code',
   errorMessage: 'error-message',
+  /** On the DLQ copy of a command whose reply could not be delivered: `<reason>: <detail>`. */
+  replyError: 'error-reply',
   /** On a command replayed from the DLQ (`npm run dlq`): `partition:offset` of its dead letter. */
   replayOf: 'x-dlq-replay-of',
 } as const;

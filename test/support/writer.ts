@@ -6,7 +6,9 @@ import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
-import { startWriter, type WriterOptions } from '../../services/writer/src/writer.ts';
+import type { WriterMetrics } from '../../services/writer/src/metrics.ts';
+import { startWriter, type Writer, type WriterOptions } from '../../services/writer/src/writer.ts';
+import { parseMetrics, type Sample } from './metrics.ts';
 import { partitioner, uniqueName } from './kafka.ts';
 
 export const PARTITIONS = 3;
@@ -28,6 +30,8 @@ export interface WriterHarness {
   sendCommand(key: string, value: string | Buffer): Promise<void>;
   /** Every message that arrived on `topic` so far, waiting until there are `count`. */
   received(topic: string, count: number): Promise<ReceivedMessage[]>;
+  /** The running writer's metrics now (none with `writer: false`). */
+  scrape(): Promise<Sample[]>;
 }
 
 /**
@@ -53,7 +57,7 @@ export async function startTestWriter({
     replies: `${prefix}.replies`,
     dlq: `${prefix}.dlq`,
   };
-  const writer = running
+  const writer: Pick<Writer, 'stop'> & { metrics?: WriterMetrics } = running
     ? await startWriter(writerOptions({ kafka, db, topics }, { logger }))
     : await createTopicsOnly(kafka, topics);
   const producer = kafka.producer({ createPartitioner: partitioner });
@@ -102,6 +106,7 @@ export async function startTestWriter({
         waiters.add(check);
         check();
       }),
+    scrape: async () => parseMetrics((await writer.metrics?.registry.metrics()) ?? ''),
   };
 }
 

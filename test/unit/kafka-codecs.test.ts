@@ -19,9 +19,18 @@ describe('Kafka codecs', () => {
     async (type) => {
       const codec = codecOf(type);
 
-      expect(await codec.decompress(compressSync(records))).toEqual(records);
+      const compressed = await codec.compress({ buffer: records });
+
+      expect(compressed.length).toBeLessThan(records.length / 10);
+      expect(await codec.decompress(compressed)).toEqual(records);
     },
   );
+
+  it('When a snappy batch is one raw block without xerial framing, then it decompresses too', async () => {
+    const codec = codecOf(CompressionTypes.Snappy);
+
+    expect(await codec.decompress(compressSync(records))).toEqual(records);
+  });
 
   it('When a xerial chunk claims more bytes than the batch holds, then decompression fails instead of reading past it', async () => {
     const codec = codecOf(CompressionTypes.Snappy);

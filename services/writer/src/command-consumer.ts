@@ -1,41 +1,46 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Span } from '@opentelemetry/api';
-import type {
-  Consumer,
-  EachBatchPayload,
-  IHeaders,
-  KafkaMessage,
-  Message,
-  Producer,
-} from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
-import type { ErrorBody } from '../../../shared/contracts/errors.ts';
-import { HEADERS, readReplyPartition, type Topics } from '../../../shared/contracts/kafka.ts';
+import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
-import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
+import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { traceHeaders, traceLogFields } from '../../../shared/tracing.ts';
+import { traceLogFields } from '../../../shared/tracing.ts';
 import { withCommandSpans, type CommandSpans } from './command-spans.ts';
 import { createPlants } from './create-plants.ts';
 import type { WriterMetrics } from './metrics.ts';
+import type { Outgoing, OutgoingSender } from './outgoing-sender.ts';
 import type { PlantStore } from './plant-store.ts';
+import {
+  invalidCommandCopy,
+  replyTo,
+  undeliverableReplyCopy,
+  type Undeliverable,
+} from './outgoing-messages.ts';
+import { headerText } from './reply-route.ts';
 
 export interface CommandConsumerDeps {
   consumer: Consumer;
-  producer: Producer;
+  sender: OutgoingSender;
   store: PlantStore;
   topics: Pick<Topics, 'create' | 'dlq'>;
   logger: Logger;
   metrics: Pick<
     WriterMetrics,
-    'batchSize' | 'batchDuration' | 'commands' | 'deadLetters' | 'storeRetries'
+    | 'batchSize'
+    | 'batchDuration'
+    | 'commands'
+    | 'deadLetters'
+    | 'storeRetries'
+    | 'undeliverableReplies'
+    | 'sendRetries'
   >;
 }
 
 /** How many partitions' batches one writer answers at once, sharing its round trips. */
 const PARTITIONS_AT_ONCE = 16;
-const STORE_RETRY_MS = 500;
+const RETRY_MS = 500;
 
 /**
  * Consumes create commands a batch per partition: one insert, at most one read, one send of
@@ -76,14 +81,9 @@ async function createdOnceStoreAnswers(
         { err: error, partition: payload.batch.partition, commands: plants.length },
         'store unavailable: the batch waits, unanswered and uncommitted',
       );
-      await sleep(STORE_RETRY_MS);
+      await sleep(RETRY_MS);
     }
   }
-}
-
-interface Outgoing {
-  topic: string;
-  message: Message;
 }
 
 /** The next offset of a partition, committed through the payload of the batch it ends. */
@@ -94,7 +94,6 @@ interface Done {
 
 interface RoundTrips {
   create(plants: NewPlant[]): Promise<Reply[]>;
-  send(outgoing: Outgoing[]): Promise<void>;
   commit(done: Done): Promise<void>;
 }
 
@@ -104,17 +103,6 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
       const replies = await createPlants(batches.flat(), deps.store);
       let start = 0;
       return batches.map((plants) => replies.slice(start, (start += plants.length)));
-    }),
-    send: coalescer<Outgoing[], undefined>(async (batches) => {
-      const outgoing = batches.flat();
-      if (outgoing.length > 0) {
-        const byTopic = groupByTopic(outgoing.map(({ topic, message }) => [topic, message]));
-        await deps.producer.sendBatch({
-          acks: -1,
-          topicMessages: byTopic.map(([topic, messages]) => ({ topic, messages })),
-        });
-      }
-      return batches.map(() => undefined);
     }),
     // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
     // a writer stopped with SIGTERM must still commit the batch it just answered.
@@ -163,18 +151,22 @@ async function answerBatch(
   );
 
   const outgoing: Outgoing[] = [];
+  const undeliverable: Undeliverable[] = [];
+  const answer = (command: KafkaMessage, reply: Reply) => {
+    const outcome = replyTo(command, reply, spans.of(command), deps.topics);
+    if (outcome.kind === 'send') outgoing.push(outcome.outgoing);
+    if (outcome.kind === 'undeliverable') undeliverable.push(outcome.undeliverable);
+  };
   // Counted once sent: a batch that fails is processed, and counted, again.
   const counted: string[] = [];
   valid.forEach(({ message, plant }, index) => {
     const reply = outcomes[index];
     if (reply === undefined) return;
-    outgoing.push(...replyTo(message, reply, spans.of(message)));
+    answer(message, reply);
     counted.push(reply.status === 200 ? '200' : String(reply.error.error));
     deps.logger.debug(
       {
-        reqId: headerText(message.headers, HEADERS.requestId),
-        ...traceLogFields(spans.of(message)),
-        correlationId: headerText(message.headers, HEADERS.correlationId),
+        ...commandLogFields(message, spans),
         plantId: plant.id.toString(),
         status: reply.status,
       },
@@ -184,19 +176,17 @@ async function answerBatch(
   for (const { message, checked } of decoded) {
     if (checked.ok) continue;
     deps.logger.warn(
-      {
-        reqId: headerText(message.headers, HEADERS.requestId),
-        ...traceLogFields(spans.of(message)),
-        offset: message.offset,
-        error: checked.error,
-      },
+      { ...commandLogFields(message, spans), offset: message.offset, error: checked.error },
       'invalid create command sent to the DLQ',
     );
-    outgoing.push(deadLetter(message, deps.topics.dlq, checked.error));
+    outgoing.push(invalidCommandCopy(message, deps.topics.dlq, checked.error));
     counted.push(String(checked.error.error));
-    outgoing.push(...replyTo(message, { status: 400, error: checked.error }, spans.of(message)));
+    answer(message, { status: 400, error: checked.error });
   }
-  await roundTrips.send(outgoing);
+  const givenUp = [
+    ...undeliverable,
+    ...(await sentOnceKafkaTakes(payload, outgoing, undeliverable, deps)),
+  ];
 
   payload.resolveOffset(last.offset);
   await roundTrips.commit({ payload, offset: (BigInt(last.offset) + 1n).toString() });
@@ -204,6 +194,19 @@ async function answerBatch(
   deps.metrics.batchSize.observe(batch.messages.length);
   for (const outcome of counted) deps.metrics.commands.inc({ outcome });
   deps.metrics.deadLetters.inc(decoded.length - valid.length);
+  for (const { command, topic, reason, detail } of givenUp) {
+    deps.metrics.undeliverableReplies.inc({ reason });
+    deps.logger.warn(
+      {
+        ...commandLogFields(command, spans),
+        offset: command.offset,
+        replyTopic: topic,
+        reason,
+        detail,
+      },
+      'reply given up and the command copied to the DLQ',
+    );
+  }
   deps.logger.debug(
     { partition: batch.partition, commands: batch.messages.length },
     'batch answered',
@@ -211,45 +214,49 @@ async function answerBatch(
 }
 
 /**
- * Nothing when the command asked for no reply (fire-and-forget). The reply's `traceparent` names
- * the command's span, so the gateway records its arrival in the same trace.
+ * Sends the batch's replies and DLQ copies, gives up the replies Kafka refuses one by one, and
+ * copies their commands (and those refused before sending) to the DLQ. A failure of anything
+ * else, the DLQ included, means Kafka cannot take the batch: it waits, unanswered and
+ * uncommitted, and is sent again, as while the store is down. Returns the replies refused by Kafka.
  */
-function replyTo(command: KafkaMessage, reply: Reply, span: Span): Outgoing[] {
-  const topic = headerText(command.headers, HEADERS.replyTopic);
-  if (topic === undefined) return [];
-  const correlationId = firstHeader(command.headers?.[HEADERS.correlationId]);
-  const partition = readReplyPartition(firstHeader(command.headers?.[HEADERS.replyPartition]));
-  const headers: IHeaders = {
-    [HEADERS.nestIsDisposed]: '1',
-    [HEADERS.contentType]: 'application/json',
-    ...traceHeaders(span),
-  };
-  if (correlationId !== undefined) headers[HEADERS.correlationId] = correlationId;
-  return [
-    {
-      topic,
-      message: {
-        ...(partition === undefined ? {} : { partition }),
-        key: correlationId ?? null,
-        value: encodeReply(reply),
-        headers,
-      },
-    },
-  ];
+async function sentOnceKafkaTakes(
+  payload: EachBatchPayload,
+  outgoing: readonly Outgoing[],
+  refusedBeforeSending: readonly Undeliverable[],
+  deps: CommandConsumerDeps,
+): Promise<Undeliverable[]> {
+  for (;;) {
+    try {
+      const refused = (await deps.sender.send(outgoing)).map(
+        ({ outgoing: { topic, command }, error }): Undeliverable => ({
+          command,
+          topic,
+          reason: 'send_failed',
+          detail: error.message,
+        }),
+      );
+      const copies = [...refusedBeforeSending, ...refused].map((undeliverable) =>
+        undeliverableReplyCopy(undeliverable, deps.topics.dlq),
+      );
+      await deps.sender.send(copies);
+      return refused;
+    } catch (error) {
+      if (!payload.isRunning() || payload.isStale()) throw error;
+      deps.metrics.sendRetries.inc();
+      deps.logger.warn(
+        { err: error, partition: payload.batch.partition, messages: outgoing.length },
+        'Kafka did not take the replies: the batch waits, unanswered and uncommitted',
+      );
+      await sleep(RETRY_MS);
+    }
+  }
 }
 
-function deadLetter(command: KafkaMessage, topic: string, error: ErrorBody): Outgoing {
+function commandLogFields(command: KafkaMessage, spans: CommandSpans) {
   return {
-    topic,
-    message: {
-      key: command.key,
-      value: command.value,
-      headers: {
-        ...command.headers,
-        [HEADERS.errorCode]: String(error.error),
-        [HEADERS.errorMessage]: error.message,
-      },
-    },
+    reqId: headerText(command.headers, HEADERS.requestId),
+    ...traceLogFields(spans.of(command)),
+    correlationId: headerText(command.headers, HEADERS.correlationId),
   };
 }
 
@@ -262,12 +269,4 @@ function groupByTopic<Item>(entries: readonly (readonly [string, Item])[]): [str
     else items.push(item);
   }
   return [...byTopic];
-}
-
-function firstHeader(value: IHeaders[string]): Buffer | string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function headerText(headers: IHeaders | undefined, name: string): string | undefined {
-  return firstHeader(headers?.[name])?.toString();
 }

@@ -17,6 +17,8 @@ export interface WriterMetrics {
   readonly commands: Counter<'outcome'>;
   readonly deadLetters: Counter;
   readonly storeRetries: Counter;
+  readonly undeliverableReplies: Counter<'reason'>;
+  readonly sendRetries: Counter;
 }
 
 /** The writer's Prometheus metrics; `lags` is asked at each scrape. */
@@ -70,6 +72,17 @@ export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetric
     storeRetries: new Counter({
       name: 'plant_store_writer_store_retries_total',
       help: 'Batches that found the store unavailable and waited for it, unanswered and uncommitted',
+      registers,
+    }),
+    undeliverableReplies: new Counter({
+      name: 'plant_store_writer_undeliverable_replies_total',
+      help: 'Replies given up, their commands copied to the DLQ, by reason: invalid_topic, own_topic, invalid_partition (refused before sending), send_failed (refused by Kafka)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    sendRetries: new Counter({
+      name: 'plant_store_writer_send_retries_total',
+      help: 'Batches whose replies or DLQ copies Kafka did not take and that waited, unanswered and uncommitted',
       registers,
     }),
   };

@@ -1,4 +1,4 @@
-import { Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
@@ -7,6 +7,7 @@ import { runCommandConsumer } from './command-consumer.ts';
 import { consumerHealth } from './consumer-health.ts';
 import { consumerLag } from './consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './metrics.ts';
+import { outgoingSender } from './outgoing-sender.ts';
 import { plantStore } from './plant-store.ts';
 
 export interface WriterOptions {
@@ -34,10 +35,6 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const { kafka, logger } = options;
   await ensureTopics(kafka, topics, options.partitions);
 
-  const producer = kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    idempotent: false,
-  });
   const groupId = options.groupId ?? WRITER_GROUP;
   const consumer = kafka.consumer({
     groupId,
@@ -55,10 +52,14 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));
   const health = consumerHealth(consumer);
   let stopped: Promise<void> | undefined;
-  await Promise.all([producer.connect(), consumer.connect(), admin.connect()]);
+  const [sender] = await Promise.all([
+    outgoingSender(kafka, logger),
+    consumer.connect(),
+    admin.connect(),
+  ]);
   await runCommandConsumer({
     consumer,
-    producer,
+    sender,
     store: timedStore(plantStore(options.db), metrics.storeDuration),
     topics,
     logger,
@@ -74,7 +75,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
       health.stopping();
       stopped ??= (async () => {
         await consumer.disconnect();
-        await Promise.all([producer.disconnect(), admin.disconnect()]);
+        await Promise.all([sender.disconnect(), admin.disconnect()]);
       })();
       return stopped;
     },

@@ -1,0 +1,136 @@
+import {
+  Partitioners,
+  type Kafka,
+  type KafkaMessage,
+  type Message,
+  type Producer,
+  type RecordMetadata,
+} from 'kafkajs';
+import { coalescer } from '../../../shared/coalescer.ts';
+import type { Logger } from '../../../shared/logger.ts';
+
+/** A message the writer produces: a reply, or a copy on the dead-letter topic. */
+export interface Outgoing {
+  topic: string;
+  message: Message;
+  /** Set on a reply: the command it answers. A reply may be given up; a copy may not. */
+  command?: KafkaMessage;
+}
+
+export interface Refused {
+  outgoing: Outgoing & { command: KafkaMessage };
+  error: Error;
+}
+
+export interface OutgoingSender {
+  /**
+   * Sends every message (acks=all); the batches of several partitions in flight at once share
+   * one request. Resolves with the replies Kafka refused one by one after its bounded retry (a
+   * topic or partition that does not exist, a record too large, authorization refused); rejects
+   * when anything else failed, which leaves the batch to be sent again.
+   */
+  send(outgoing: readonly Outgoing[]): Promise<Refused[]>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * About 1.5 s of attempts (100, 200, 400, 500, 500 ms apart) before kafkajs gives a send up. Its
+ * client-wide retry waits up to ~30 s for a broker restart; here the batch loop does that
+ * waiting, and a reply to a topic that is gone must not hold every partition for 30 s.
+ */
+const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
+
+export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<OutgoingSender> {
+  const create = () =>
+    kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      idempotent: false,
+      retry: SEND_RETRY,
+    });
+  let producer = create();
+  await producer.connect();
+
+  /**
+   * kafkajs keeps every topic it produced to in the metadata it refreshes, and a refresh that
+   * meets a deleted topic fails for all of them: after a refused send the producer is replaced.
+   */
+  const replace = async (failed: Producer): Promise<Producer> => {
+    if (producer !== failed) return producer;
+    const fresh = create();
+    await fresh.connect();
+    producer = fresh;
+    failed.disconnect().catch((error: unknown) => {
+      logger.warn({ err: error }, 'disconnecting a replaced producer failed');
+    });
+    return fresh;
+  };
+
+  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(async (batches) => {
+    const written = await sendBatch(producer, batches.flat());
+    return batches.map(() => written);
+  });
+
+  return {
+    async send(outgoing) {
+      if (outgoing.length === 0) return [];
+      const used = producer;
+      try {
+        return notWritten(outgoing, await sendTogether(outgoing));
+      } catch {
+        return sendOneByOne(await replace(used), outgoing, replace);
+      }
+    },
+    disconnect: () => producer.disconnect(),
+  };
+}
+
+/** Each message on its own, so that one refused reply cannot take the others with it. */
+async function sendOneByOne(
+  producer: Producer,
+  outgoing: readonly Outgoing[],
+  replace: (failed: Producer) => Promise<Producer>,
+): Promise<Refused[]> {
+  const results = await Promise.allSettled(outgoing.map((item) => sendBatch(producer, [item])));
+  const refused: Refused[] = [];
+  results.forEach((result, index) => {
+    const item = outgoing[index];
+    if (result.status === 'fulfilled' || item === undefined) return;
+    const error = result.reason instanceof Error ? result.reason : new Error(String(result.reason));
+    if (item.command === undefined) throw error;
+    refused.push({ outgoing: { ...item, command: item.command }, error });
+  });
+  if (refused.length > 0) await replace(producer);
+  return refused;
+}
+
+/**
+ * kafkajs drops a message addressed to a partition its metadata does not list, and reports
+ * success: such a reply is refused here, by the partitions the broker acknowledged.
+ */
+function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetadata[]): Refused[] {
+  return outgoing.flatMap(({ topic, message, command }) => {
+    const { partition } = message;
+    if (command === undefined || partition === undefined) return [];
+    if (written.some((record) => record.topicName === topic && record.partition === partition)) {
+      return [];
+    }
+    const error = new Error(`partition ${String(partition)} of ${topic} does not exist`);
+    return [{ outgoing: { topic, message, command }, error }];
+  });
+}
+
+async function sendBatch(
+  producer: Producer,
+  outgoing: readonly Outgoing[],
+): Promise<RecordMetadata[]> {
+  const byTopic = new Map<string, Message[]>();
+  for (const { topic, message } of outgoing) {
+    const messages = byTopic.get(topic);
+    if (messages === undefined) byTopic.set(topic, [message]);
+    else messages.push(message);
+  }
+  return producer.sendBatch({
+    acks: -1,
+    topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+  });
+}

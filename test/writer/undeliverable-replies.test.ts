@@ -1,0 +1,109 @@
+import type { IHeaders } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import { uniqueName } from '../support/kafka.ts';
+import { metric } from '../support/metrics.ts';
+import {
+  int32,
+  json,
+  replyHeaders,
+  startTestWriter,
+  type WriterHarness,
+} from '../support/writer.ts';
+
+/** Sends a command whose reply cannot be delivered, then a normal one, and returns its reply. */
+async function refusedThenNormal(writer: WriterHarness, id: number, headers: IHeaders) {
+  await writer.producer.send({
+    topic: writer.topics.create,
+    messages: [{ key: String(id), value: `{"id": ${id}, "name": "Orphan"}`, headers }],
+  });
+  await writer.sendCommand(String(id + 1), `{"id": ${id + 1}, "name": "Next"}`);
+  const replies = await writer.received(writer.topics.replies, 1);
+  return replies.map(json);
+}
+
+async function expectCopiedToDlq(writer: WriterHarness, id: number, reason: RegExp) {
+  const [copy] = await writer.received(writer.topics.dlq, 1);
+  expect(copy?.message.key?.toString()).toBe(String(id));
+  expect(copy?.message.headers?.['error-reply']?.toString()).toMatch(reason);
+  const stored = await writer.db.collection<StoredPlant>('plants').findOne({ _id: BigInt(id) });
+  expect(stored).toMatchObject({ name: 'Orphan' });
+}
+
+describe('Writer and replies that cannot be delivered', () => {
+  it('When the reply topic was never created, then the plant is stored, the command is copied to the DLQ with why, counted, and the next command is answered', async () => {
+    const writer = await startTestWriter();
+    const headers = replyHeaders(uniqueName('missing'), int32(0));
+
+    const replies = await refusedThenNormal(writer, 41, headers);
+
+    expect(replies).toEqual([{ status: 200, plant: { name: 'Next' } }]);
+    await expectCopiedToDlq(writer, 41, /^send_failed: .*does not host this topic-partition/);
+    expect(
+      metric(await writer.scrape(), 'plant_store_writer_undeliverable_replies_total', {
+        reason: 'send_failed',
+      }),
+    ).toBe(1);
+  });
+
+  it('When the reply topic is deleted after a first reply reached it, then the next reply to it is given up and later commands to other topics are answered', async () => {
+    const writer = await startTestWriter();
+    const admin = writer.kafka.admin();
+    await admin.connect();
+    const temporary = uniqueName('temporary-replies');
+    await admin.createTopics({ topics: [{ topic: temporary }], waitForLeaders: true });
+    await writer.producer.send({
+      topic: writer.topics.create,
+      messages: [
+        { key: '43', value: '{"id": 43, "name": "First"}', headers: replyHeaders(temporary, '0') },
+      ],
+    });
+    await expect
+      .poll(() => admin.fetchTopicOffsets(temporary))
+      .toEqual([expect.objectContaining({ partition: 0, high: '1' })]);
+    await admin.deleteTopics({ topics: [temporary] });
+    await admin.disconnect();
+
+    const replies = await refusedThenNormal(writer, 44, replyHeaders(temporary, '0'));
+
+    expect(replies).toEqual([{ status: 200, plant: { name: 'Next' } }]);
+    await expectCopiedToDlq(writer, 44, /^send_failed: /);
+    await writer.sendCommand('46', '{"id": 46, "name": "Later"}');
+    expect((await writer.received(writer.topics.replies, 2)).map(json)).toContainEqual({
+      status: 200,
+      plant: { name: 'Later' },
+    });
+  });
+
+  it('When the reply partition is past the last partition, then the reply is given up and the next command is answered', async () => {
+    const writer = await startTestWriter();
+
+    const replies = await refusedThenNormal(writer, 47, replyHeaders(writer.topics.replies, '7'));
+
+    expect(replies).toEqual([{ status: 200, plant: { name: 'Next' } }]);
+    await expectCopiedToDlq(writer, 47, /^send_failed: /);
+  });
+
+  it.each([
+    ['the command topic', (writer: WriterHarness) => writer.topics.create, /^own_topic: /],
+    ['the dead-letter topic', (writer: WriterHarness) => writer.topics.dlq, /^own_topic: /],
+    ['empty', () => '', /^invalid_topic: /],
+    ['longer than Kafka allows', () => 'r'.repeat(250), /^invalid_topic: /],
+  ])(
+    'When the reply topic is %s, then nothing is sent there, the command is copied to the DLQ with why, and the next command is answered',
+    async (_case, replyTopic, reason) => {
+      const writer = await startTestWriter();
+
+      const replies = await refusedThenNormal(
+        writer,
+        48,
+        replyHeaders(replyTopic(writer), int32(0)),
+      );
+
+      expect(replies).toEqual([{ status: 200, plant: { name: 'Next' } }]);
+      await expectCopiedToDlq(writer, 48, reason);
+      const commands = await writer.received(writer.topics.create, 2);
+      expect(commands).toHaveLength(2);
+    },
+  );
+});
