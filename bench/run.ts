@@ -31,7 +31,7 @@ const { values } = parseArgs({
     writers: { type: 'string', default: '1' },
     gateways: { type: 'string', default: '1' },
     variants: { type: 'string', default: 'ceiling,direct,e2e' },
-    store: { type: 'string', default: 'sqlite' },
+    store: { type: 'string' },
     soak: { type: 'string', default: '0' },
     'log-level': { type: 'string', default: 'warn' },
   },
@@ -182,7 +182,7 @@ async function documentsStored(stack: LocalStack): Promise<number> {
   }
 }
 
-if (values.store !== 'sqlite' && values.store !== 'postgresql') {
+if (values.store !== undefined && values.store !== 'sqlite' && values.store !== 'postgresql') {
   throw new Error(`--store must be sqlite or postgresql, got "${values.store}"`);
 }
 if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {

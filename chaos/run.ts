@@ -22,13 +22,13 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     'min-creates': { type: 'string', default: '20000' },
     'fault-every': { type: 'string', default: '15' },
-    store: { type: 'string', default: 'sqlite' },
+    store: { type: 'string' },
   },
 });
 const connections = Number(values.connections);
 const minCreates = Number(values['min-creates']);
 const faultEveryMs = Number(values['fault-every']) * 1_000;
-const store = values.store === 'postgresql' ? 'postgresql' : 'sqlite';
+const store = values.store === 'sqlite' || values.store === 'postgresql' ? values.store : undefined;
 const REPLY_TIMEOUT_MS = 5_000;
 const WRITERS = 3;
 
@@ -36,7 +36,7 @@ const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-
 const logDir = join(dir, 'logs');
 const token = `chaos-${randomBytes(12).toString('base64url')}`;
 
-console.log(`chaos: starting Kafka and the store (${store}) in ${dir}…`);
+console.log(`chaos: starting Kafka and the store (${store ?? 'default'}) in ${dir}…`);
 const stack = await startLocalStack({ dir, store });
 stopOnSignal('the chaos run', () => stack.stop());
 const env = {

@@ -3,7 +3,7 @@ import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './ferretd
 import { KAFKA_CACHE_NAME, provisionKafka, startKafka, type KafkaServer } from './kafka.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { startMongod } from './mongod.ts';
-import { startFerretDbOnPostgres } from './postgres.ts';
+import { findPostgresBinaries, startFerretDbOnPostgres } from './postgres.ts';
 import { cacheRoot } from './paths.ts';
 import { freePort } from './ports.ts';
 import { isProvisioned } from './provision-cache.ts';
@@ -17,8 +17,11 @@ export interface LocalStackOptions {
   kafkaControllerPort?: number;
   mongoPort?: number;
   cache?: string;
-  /** FerretDB's backend when no `mongod` is on PATH: SQLite (default) or a local PostgreSQL. */
-  store?: 'sqlite' | 'postgresql';
+  /**
+   * FerretDB's backend when no `mongod` is on PATH: a local PostgreSQL by default (duplicates are
+   * read by index), SQLite where PostgreSQL is absent (with a warning: it scans).
+   */
+  store?: 'sqlite' | 'postgresql' | undefined;
 }
 
 export interface LocalStack {
@@ -45,13 +48,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const mongod = findOnPath('mongod');
   requireTools(toolsNeeded(cache, mongod !== null));
 
+  const store = options.store ?? defaultStore();
   const provisionLog = join(logDir, 'provision.log');
   const [libsDir, startMongo] = await Promise.all([
     provisionKafka(cache, provisionLog),
     mongod === null
       ? provisionFerretDb(cache, provisionLog).then(
           (binary) => (mongoOptions: MongoServerOptions) =>
-            options.store === 'postgresql'
+            store === 'postgresql'
               ? startFerretDbOnPostgres(binary, mongoOptions)
               : startFerretDb(binary, mongoOptions),
         )
@@ -104,6 +108,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
   );
   throw started.find((result) => result.status === 'rejected')?.reason;
+}
+
+export const SQLITE_WARNING =
+  'PostgreSQL server binaries not found: FerretDB keeps the plants in SQLite, which reads a plant ' +
+  'by id with a scan of the whole collection, so every retry or conflict slows down as the store ' +
+  'grows (about 3 s per read at 1,000,000 plants). Install PostgreSQL 15+ (Debian/Ubuntu: ' +
+  'apt-get install postgresql) for indexed reads.';
+
+function defaultStore(): 'sqlite' | 'postgresql' {
+  if (findPostgresBinaries() !== null) return 'postgresql';
+  console.warn(SQLITE_WARNING);
+  return 'sqlite';
 }
 
 function toolsNeeded(cache: string, hasMongod: boolean): Tool[] {
