@@ -23,6 +23,8 @@ export interface LoadOptions {
   overallRate?: number;
   /** Every request creates a new plant: ids count up from here. */
   firstId: bigint;
+  /** Where the ids come from instead (retries of plants stored before). */
+  pickId?: () => bigint;
 }
 
 interface Run {
@@ -34,8 +36,8 @@ interface Run {
 export async function loadPlants(options: LoadOptions): Promise<LoadResult> {
   let nextId = options.firstId;
   const nextBody = () => {
-    const id = nextId++;
-    return `{"id":${id},"name":"Plant ${id}","tag":"bench"}`;
+    const id = options.pickId?.() ?? nextId++;
+    return plantBody(id);
   };
   const share = (total: number, index: number) =>
     Math.floor(total / options.urls.length) + (index < total % options.urls.length ? 1 : 0);
@@ -71,6 +73,11 @@ export async function loadPlants(options: LoadOptions): Promise<LoadResult> {
     non2xx: sum((result) => result.non2xx),
     errors: sum((result) => result.errors + result.timeouts),
   };
+}
+
+/** The body of every plant the benchmark creates, or preloads: a retry of it answers 200. */
+export function plantBody(id: bigint): string {
+  return `{"id":${id},"name":"Plant ${id}","tag":"bench"}`;
 }
 
 /** One autocannon instance, keeping the exact time of every 2xx answer. */

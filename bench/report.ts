@@ -16,6 +16,8 @@ export interface VariantResult {
   sequential: LoadResult | null;
   usage: ProcessUsage[];
   soak: SoakResult | null;
+  /** Retries of preloaded plants sent beside the load (`--preload`). */
+  retries: LoadResult | null;
 }
 
 export interface Report {
@@ -28,6 +30,7 @@ export interface Report {
     writers: number;
     gateways: number;
     sequential: number;
+    preload: number;
     store: string;
     logLevel: string;
   };
@@ -67,6 +70,7 @@ export function toMarkdown(report: Report): string {
           ],
     ),
     '',
+    ...retryLines(report.results),
     ...targetLines(report.results),
     '',
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
@@ -98,6 +102,29 @@ function targetLines(results: readonly VariantResult[]): string[] {
     );
   }
   return lines;
+}
+
+function retryLines(results: readonly VariantResult[]): string[] {
+  const before = results.find(({ variant }) => variant === 'e2e');
+  const after = results.find(({ retries }) => retries !== null);
+  if (after?.retries == null) return [];
+  const { retries } = after;
+  const lines = [
+    `Retries of preloaded plants during \`${after.variant}\`: ${retries.requests} answered, ` +
+      `median ${retries.p50} ms, p99 ${retries.p99} ms, ${retries.non2xx + retries.errors} failed.`,
+    '',
+    `- retry median: ${retries.p50} ms (target ≤ 20 ms: ${verdict(retries.p50 <= 20)})`,
+    `- retry p99: ${retries.p99} ms (target ≤ 100 ms: ${verdict(retries.p99 <= 100)})`,
+  ];
+  if (before !== undefined) {
+    const share = after.load.requestsPerSecond / Math.max(1, before.load.requestsPerSecond);
+    const waited = after.load.p99 - before.load.p99;
+    lines.push(
+      `- e2e throughput with the preload / without: ${ratio(after.load.requestsPerSecond, before.load.requestsPerSecond)} (target ≥ 0.9×: ${verdict(share >= 0.9)})`,
+      `- fresh creates' p99 with the preload − without: ${waited.toFixed(2)} ms (target ≤ 50 ms: ${verdict(waited <= 50)})`,
+    );
+  }
+  return [...lines, ''];
 }
 
 function soakLines(soak: SoakResult | null): string[] {

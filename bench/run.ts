@@ -18,6 +18,7 @@ import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { LOG_LEVELS } from '../shared/config.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
+import { preloadPlants } from './preload.ts';
 import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
 import { toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     variants: { type: 'string', default: 'ceiling,direct,e2e' },
     store: { type: 'string' },
     soak: { type: 'string', default: '0' },
+    preload: { type: 'string', default: '0' },
     'log-level': { type: 'string', default: 'warn' },
   },
 });
@@ -41,6 +43,7 @@ const duration = Number(values.duration);
 const warmup = Number(values.warmup);
 const sequential = Number(values.sequential);
 const soakSeconds = Number(values.soak);
+const preload = Number(values.preload);
 const startedAt = new Date().toISOString().replaceAll(':', '-');
 const dir = join(stateRoot, 'bench', startedAt);
 const logDir = join(dir, 'logs');
@@ -59,6 +62,10 @@ const ID_RANGES: Record<Variant, bigint> = {
   direct: 2n << 40n,
   e2e: 3n << 40n,
 };
+/** Plants written straight into the store by --preload, and retried during the e2e run after it. */
+const PRELOADED = 4n << 40n;
+/** Clients retrying preloaded plants while the e2e load runs. */
+const RETRY_CONNECTIONS = 4;
 
 interface Started {
   services: ServerProcess[];
@@ -96,10 +103,18 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
   return { services: [...gateways, ...writers], urls };
 }
 
-async function measure(variant: Variant, stack: LocalStack): Promise<VariantResult> {
+/**
+ * One variant under load. With `retrying`, clients that send retries of preloaded plants run
+ * beside the measured load, on fresh ids of their own range for the load itself.
+ */
+async function measure(
+  variant: Variant,
+  stack: LocalStack,
+  retrying?: { plants: number; label: string },
+): Promise<VariantResult> {
   const { services, urls } = await startVariant(variant, stack);
   try {
-    const firstId = ID_RANGES[variant];
+    const firstId = ID_RANGES[variant] + (retrying === undefined ? 0n : 4n << 32n);
     // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
     if (warmup > 0) {
       await loadPlants({
@@ -120,10 +135,22 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
         ? []
         : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
     ]);
-    const load = await loadPlants({ urls, token, connections, duration, firstId });
+    const [load, retries] = await Promise.all([
+      loadPlants({ urls, token, connections, duration, firstId }),
+      retrying === undefined
+        ? null
+        : loadPlants({
+            urls,
+            token,
+            connections: RETRY_CONNECTIONS,
+            duration,
+            firstId: PRELOADED,
+            pickId: () => PRELOADED + BigInt(Math.floor(Math.random() * retrying.plants)),
+          }),
+    ]);
     const usage: ProcessUsage[] = sampler.stop();
     const seq: LoadResult | null =
-      variant === 'ceiling' || sequential === 0
+      variant === 'ceiling' || sequential === 0 || retrying !== undefined
         ? null
         : await loadPlants({
             urls: urls.slice(0, 1),
@@ -133,8 +160,10 @@ async function measure(variant: Variant, stack: LocalStack): Promise<VariantResu
             firstId: firstId + (1n << 32n),
           });
     const soak =
-      variant === 'e2e' && soakSeconds > 0 ? await soakAt80Percent(urls, services, load) : null;
-    return { variant, load, sequential: seq, usage, soak };
+      variant === 'e2e' && soakSeconds > 0 && retrying === undefined
+        ? await soakAt80Percent(urls, services, load)
+        : null;
+    return { variant: retrying?.label ?? variant, load, sequential: seq, usage, soak, retries };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
   }
@@ -185,6 +214,9 @@ async function documentsStored(stack: LocalStack): Promise<number> {
 if (values.store !== undefined && values.store !== 'sqlite' && values.store !== 'postgresql') {
   throw new Error(`--store must be sqlite or postgresql, got "${values.store}"`);
 }
+if (!Number.isInteger(preload) || preload < 0) {
+  throw new Error(`--preload takes a number of plants (0 or more); got "${values.preload}"`);
+}
 if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
   throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
 }
@@ -198,6 +230,15 @@ try {
     console.log(`${variant}: ${connections} connections for ${duration} s…`);
     results.push(await measure(variant, stack));
   }
+  if (preload > 0 && variants.includes('e2e')) {
+    console.log(`preload: writing ${preload} plants straight into the store…`);
+    await preloadPlants(stack.mongoUri, PRELOADED, preload);
+    const label = `e2e @ ${preload} plants`;
+    console.log(
+      `${label}: ${connections} connections for ${duration} s, ${RETRY_CONNECTIONS} retrying…`,
+    );
+    results.push(await measure('e2e', stack, { plants: preload, label }));
+  }
   const report = {
     startedAt,
     machine: { cores: cpus().length, node: process.version },
@@ -209,6 +250,7 @@ try {
       writers: Number(values.writers),
       gateways: Number(values.gateways),
       sequential,
+      preload,
       store: stack.mongoServer,
       logLevel: values['log-level'],
     },

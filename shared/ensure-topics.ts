@@ -2,6 +2,13 @@ import type { Kafka } from 'kafkajs';
 import type { Topics } from './contracts/kafka.ts';
 
 /**
+ * A dead letter is the command as received plus the writer's headers saying why, so it can be
+ * larger than the command topic allows: room for commands of up to 8 MiB.
+ */
+export const DLQ_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+const DLQ_CONFIG = [{ name: 'max.message.bytes', value: String(DLQ_MAX_MESSAGE_BYTES) }];
+
+/**
  * Creates whichever of the plant store's topics are missing. Both services call it at start-up,
  * so neither depends on the other having started first.
  */
@@ -19,7 +26,11 @@ export async function ensureTopics(
     );
     if (missing.length > 0) {
       await admin.createTopics({
-        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
+        topics: missing.map((topic) => ({
+          topic,
+          numPartitions: partitions,
+          ...(topic === topics.dlq ? { configEntries: DLQ_CONFIG } : {}),
+        })),
         waitForLeaders: true,
       });
     }

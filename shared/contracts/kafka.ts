@@ -27,6 +27,8 @@ export const HEADERS = {
   errorMessage: 'error-message',
   /** On the DLQ copy of a command whose reply could not be delivered: `<reason>: <detail>`. */
   replyError: 'error-reply',
+  /** On a DLQ copy the DLQ refused as too large: only the key and why were kept. */
+  copyTruncated: 'error-copy-truncated',
   /** On a command replayed from the DLQ (`npm run dlq`): `partition:offset` of its dead letter. */
   replayOf: 'x-dlq-replay-of',
 } as const;

@@ -30,6 +30,8 @@ export interface WriterHarness {
   sendCommand(key: string, value: string | Buffer): Promise<void>;
   /** Every message that arrived on `topic` so far, waiting until there are `count`. */
   received(topic: string, count: number): Promise<ReceivedMessage[]>;
+  /** The first message on `topic` that `matches`, waiting for it. */
+  arrival(topic: string, matches: (message: KafkaMessage) => boolean): Promise<ReceivedMessage>;
   /** The running writer's metrics now (none with `writer: false`). */
   scrape(): Promise<Sample[]>;
 }
@@ -101,6 +103,18 @@ export async function startTestWriter({
           if (messages.length >= count) {
             waiters.delete(check);
             resolve(messages);
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+    arrival: (topic, matches) =>
+      new Promise((resolve) => {
+        const check = () => {
+          const found = seen.get(topic)?.find(({ message }) => matches(message));
+          if (found !== undefined) {
+            waiters.delete(check);
+            resolve(found);
           }
         };
         waiters.add(check);

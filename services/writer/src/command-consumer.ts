@@ -18,7 +18,7 @@ import {
   undeliverableReplyCopy,
   type Undeliverable,
 } from './outgoing-messages.ts';
-import { headerText } from './reply-route.ts';
+import { firstHeader, headerText } from './reply-route.ts';
 
 export interface CommandConsumerDeps {
   consumer: Consumer;
@@ -256,8 +256,23 @@ function commandLogFields(command: KafkaMessage, spans: CommandSpans) {
   return {
     reqId: headerText(command.headers, HEADERS.requestId),
     ...traceLogFields(spans.of(command)),
-    correlationId: headerText(command.headers, HEADERS.correlationId),
+    correlationId: printable(firstHeader(command.headers?.[HEADERS.correlationId])),
   };
+}
+
+const LOGGED_ID_BYTES = 64;
+
+/**
+ * Correlation ids are opaque bytes (Spring's are 16 random ones), and a producer may send 1 MiB
+ * of them: logged as text only when printable, at most 64 bytes of them.
+ */
+function printable(value: Buffer | string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const bytes = Buffer.from(value);
+  const head = bytes.subarray(0, LOGGED_ID_BYTES);
+  const text = head.toString('latin1');
+  const shown = /^[\x20-\x7e]*$/.test(text) ? text : `base64:${head.toString('base64')}`;
+  return bytes.length > LOGGED_ID_BYTES ? `${shown}… (${String(bytes.length)} bytes)` : shown;
 }
 
 /** Items grouped by topic, topics in the order first seen, items in their order. */

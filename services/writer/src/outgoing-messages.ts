@@ -74,9 +74,18 @@ export function undeliverableReplyCopy(
   return copy(command, dlq, { [HEADERS.replyError]: `${reason}: ${detail}` });
 }
 
+/**
+ * The command's key, value and headers plus `why`; where the DLQ refuses that as too large, its
+ * key, `why` and the command's offset, marked `error-copy-truncated`.
+ */
 function copy(command: KafkaMessage, dlq: string, why: IHeaders): Outgoing {
   return {
     topic: dlq,
     message: { key: command.key, value: command.value, headers: { ...command.headers, ...why } },
+    ifTooLarge: {
+      key: command.key,
+      value: null,
+      headers: { ...why, [HEADERS.copyTruncated]: `command offset ${command.offset}` },
+    },
   };
 }

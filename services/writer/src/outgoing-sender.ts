@@ -15,6 +15,8 @@ export interface Outgoing {
   message: Message;
   /** Set on a reply: the command it answers. A reply may be given up; a copy may not. */
   command?: KafkaMessage;
+  /** Sent instead when Kafka refuses `message` as too large (a copy on a DLQ with a small limit). */
+  ifTooLarge?: Message;
 }
 
 export interface Refused {
@@ -84,23 +86,46 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
   };
 }
 
-/** Each message on its own, so that one refused reply cannot take the others with it. */
+/**
+ * Each message on its own, so that one refused reply cannot take the others with it. A copy the
+ * DLQ refuses as too large is sent in its short form; any other copy refused fails the lot.
+ */
 async function sendOneByOne(
   producer: Producer,
   outgoing: readonly Outgoing[],
   replace: (failed: Producer) => Promise<Producer>,
 ): Promise<Refused[]> {
-  const results = await Promise.allSettled(outgoing.map((item) => sendBatch(producer, [item])));
+  const results = await Promise.allSettled(
+    outgoing.map((item) =>
+      sendBatch(producer, [item]).catch((error: unknown) => {
+        if (item.ifTooLarge === undefined || !tooLarge(error)) throw error;
+        return sendBatch(producer, [{ topic: item.topic, message: item.ifTooLarge }]);
+      }),
+    ),
+  );
   const refused: Refused[] = [];
   results.forEach((result, index) => {
     const item = outgoing[index];
-    if (result.status === 'fulfilled' || item === undefined) return;
+    if (item === undefined) return;
+    if (result.status === 'fulfilled') {
+      refused.push(...notWritten([item], result.value));
+      return;
+    }
     const error = result.reason instanceof Error ? result.reason : new Error(String(result.reason));
     if (item.command === undefined) throw error;
     refused.push({ outgoing: { ...item, command: item.command }, error });
   });
   if (refused.length > 0) await replace(producer);
   return refused;
+}
+
+/** kafkajs wraps the broker's error code in its retry errors, as `cause`. */
+function tooLarge(error: unknown): boolean {
+  for (let at: unknown = error; at instanceof Error; at = at.cause) {
+    const { type } = at as { type?: string };
+    if (type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE') return true;
+  }
+  return false;
 }
 
 /**
