@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import { ConfigResourceTypes, type IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
 import { uniqueName } from '../support/kafka.ts';
@@ -106,4 +106,45 @@ describe('Writer and replies that cannot be delivered', () => {
       expect(commands).toHaveLength(2);
     },
   );
+});
+
+describe('Writer and a dead-letter topic that refuses a copy', () => {
+  it('When the DLQ allows less than the command topic and an invalid command is larger, then the copy goes without its value, marked, and the next command is answered', async () => {
+    const writer = await startTestWriter();
+    const admin = writer.kafka.admin();
+    await admin.connect();
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: writer.topics.dlq,
+          configEntries: [{ name: 'max.message.bytes', value: '500000' }],
+        },
+      ],
+    });
+    await admin.disconnect();
+    const headers = replyHeaders(writer.topics.replies, int32(0));
+
+    await writer.producer.send({
+      topic: writer.topics.create,
+      messages: [{ key: '49', value: 'x'.repeat(600_000), headers }],
+    });
+    await writer.sendCommand('50', '{"id": 50, "name": "Next"}');
+
+    const [copy] = await writer.received(writer.topics.dlq, 1);
+    expect(copy?.message.key?.toString()).toBe('49');
+    expect(copy?.message.value).toBeNull();
+    expect(copy?.message.headers?.['error-code']?.toString()).toBe('4001');
+    expect(copy?.message.headers?.['error-copy-truncated']?.toString()).toMatch(
+      /^command offset \d+$/,
+    );
+    // Its 4001 reply may arrive twice: the broker took it in the send that the copy failed.
+    const next = await writer.arrival(writer.topics.replies, ({ value }) =>
+      Boolean(value?.toString().includes('"Next"')),
+    );
+    expect(json(next)).toEqual({ status: 200, plant: { name: 'Next' } });
+    const [refused] = await writer.received(writer.topics.replies, 1);
+    expect(json(refused)).toMatchObject({ status: 400, error: { error: 4001 } });
+  });
 });
