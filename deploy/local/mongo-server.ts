@@ -12,5 +12,10 @@ export interface MongoServer {
   readonly process: ServerProcess;
   /** The server FerretDB stores its data in, when it is a process of its own (PostgreSQL). */
   readonly backend?: ServerProcess;
+  /**
+   * Brings the plants' table to the state a store that grew over days is in (PostgreSQL:
+   * vacuumed and analysed, as autovacuum would have, and checkpointed) after a bulk load.
+   */
+  settle?(): Promise<void>;
   stop(): Promise<void>;
 }

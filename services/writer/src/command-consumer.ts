@@ -43,10 +43,10 @@ const PARTITIONS_AT_ONCE = 16;
 const RETRY_MS = 500;
 
 /**
- * Consumes create commands a batch per partition: one insert, at most one read, one send of
- * every reply and DLQ copy (acks=all), and only then one commit. The batches of several
- * partitions in hand at once share those round trips (ids never span partitions, so per-id order
- * holds). A batch that fails (the store is down) is neither answered nor committed, so it is
+ * Consumes create commands a batch per partition: one insert, an indexed read of each id that
+ * was stored before, one send of every reply and DLQ copy (acks=all), and only then one commit.
+ * The batches of several partitions in hand at once share the insert, the send and the commit
+ * (ids never span partitions, so per-id order holds). A batch that fails (the store is down) is neither answered nor committed, so it is
  * processed again after recovery.
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<void> {
@@ -97,13 +97,21 @@ interface RoundTrips {
   commit(done: Done): Promise<void>;
 }
 
+/**
+ * The batches in hand share one insert; each then reads back its own duplicates, outside the
+ * shared round trip, so that the next insert (other partitions' fresh creates) never waits for
+ * another batch's reads.
+ */
 function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
+  const insertNew = coalescer<readonly NewPlant[], Set<bigint>>(async (batches) => {
+    const stored = await deps.store.insertNew(batches.flat());
+    return batches.map(
+      (plants) => new Set(plants.flatMap(({ id }) => (stored.has(id) ? [id] : []))),
+    );
+  });
+  const store: PlantStore = { insertNew, findByIds: (ids) => deps.store.findByIds(ids) };
   return {
-    create: coalescer<NewPlant[], Reply[]>(async (batches) => {
-      const replies = await createPlants(batches.flat(), deps.store);
-      let start = 0;
-      return batches.map((plants) => replies.slice(start, (start += plants.length)));
-    }),
+    create: (plants) => createPlants(plants, store),
     // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
     // a writer stopped with SIGTERM must still commit the batch it just answered.
     commit: coalescer<Done, undefined>(async (done) => {

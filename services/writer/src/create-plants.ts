@@ -4,9 +4,10 @@ import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { PlantStore } from './plant-store.ts';
 
 /**
- * Answers a batch of create commands in order, with one insert and at most one read: the first
- * command of an id decides what is stored unless the id was stored before; every command whose
- * content equals the stored plant gets 200 with it, every other gets 4009.
+ * Answers a batch of create commands in order, with one insert and a read of each id that was
+ * stored before (in parallel): the first command of an id decides what is stored unless the id
+ * was stored before; every command whose content equals the stored plant gets 200 with it, every
+ * other gets 4009.
  */
 export async function createPlants(
   commands: readonly NewPlant[],

@@ -53,7 +53,7 @@ export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetric
     }),
     storeDuration: new Histogram({
       name: 'plant_store_writer_store_duration_seconds',
-      help: 'Store round trips: one insert of a batch’s new plants, one read of its duplicates',
+      help: 'Store round trips: one insert of a batch’s new plants, the reads of its duplicates',
       labelNames: ['operation', 'outcome'],
       buckets: LATENCY_BUCKETS,
       registers,

@@ -3,6 +3,16 @@ import type { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
 import { plantOf } from '../../../shared/contracts/plant.ts';
 
 const DUPLICATE_KEY = 11000;
+/**
+ * A batch's plants are inserted in chunks of at least 25, at most 16 chunks at once. FerretDB
+ * inserts 100 documents per transaction, and when one of them is a duplicate it inserts those 100
+ * again one per transaction: 200 plants with one retry among them took 38 ms instead of 5, and
+ * every fresh create in the batch waited for it. In chunks of 25 a duplicate costs 14 ms, and
+ * fresh ones as much as before (measured on FerretDB/PostgreSQL). Its ordered inserts do not stop
+ * at the first duplicate either, so they are no way around it. MongoDB is not slowed by either.
+ */
+const CHUNK_DOCUMENTS = 25;
+const MAX_CHUNKS = 16;
 
 export interface StoredPlant {
   _id: bigint;
@@ -20,17 +30,25 @@ export interface PlantStore {
 /** The `db` must come from a client created with `useBigInt64: true`. */
 export function plantStore(db: Db): PlantStore {
   const plants: Collection<StoredPlant> = db.collection<StoredPlant>('plants');
+  const insertChunk = async (documents: StoredPlant[]): Promise<Set<bigint>> => {
+    try {
+      await plants.insertMany(documents, { ordered: false, writeConcern: { w: 'majority' } });
+      return new Set();
+    } catch (error) {
+      return idsAlreadyStored(error, documents);
+    }
+  };
   return {
     async insertNew(newPlants) {
-      if (newPlants.length === 0) return new Set();
       const createdAt = new Date();
       const documents = newPlants.map((plant) => ({ _id: plant.id, ...plantOf(plant), createdAt }));
-      try {
-        await plants.insertMany(documents, { ordered: false, writeConcern: { w: 'majority' } });
-        return new Set();
-      } catch (error) {
-        return idsAlreadyStored(error, documents);
+      const size = Math.max(CHUNK_DOCUMENTS, Math.ceil(documents.length / MAX_CHUNKS));
+      const chunks: StoredPlant[][] = [];
+      for (let start = 0; start < documents.length; start += size) {
+        chunks.push(documents.slice(start, start + size));
       }
+      const stored = await Promise.all(chunks.map(insertChunk));
+      return new Set(stored.flatMap((ids) => [...ids]));
     },
     // One equality find per id, not one `$in`: FerretDB answers `$in` with a scan of the whole
     // collection on either backend, and `_id` equality from an index on PostgreSQL (DESIGN §6).
