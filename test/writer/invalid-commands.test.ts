@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer and invalid commands', () => {
-  it('When a command is not JSON, then it lands on the DLQ with its bytes and error headers, gets 4001, and the next command on its partition succeeds', async () => {
+  it('When a command is not JSON, then it lands on the DLQ with its bytes and error headers, gets 4001 before the next command on its partition gets its 200', async () => {
     const writer = await startTestWriter();
     const poison = Buffer.from([0x7b, 0x00, 0xff, 0x22]);
     const headers = replyHeaders(writer.topics.replies, int32(0));
@@ -25,11 +25,11 @@ describe('Writer and invalid commands', () => {
     expect(deadLetter?.message.headers?.['error-code']?.toString()).toBe('4001');
     expect(deadLetter?.message.headers?.kafka_correlationId).toEqual(headers.kafka_correlationId);
     const replies = await writer.received(writer.topics.replies, 2);
-    const byCorrelationId = replies.find(({ message }) =>
-      headers.kafka_correlationId.equals(message.headers?.kafka_correlationId as Buffer),
-    );
-    expect(json(byCorrelationId)).toMatchObject({ status: 400, error: { error: 4001 } });
-    expect(replies.map(json)).toContainEqual({ status: 200, plant: { name: 'Aloe' } });
+    expect(replies[0]?.message.headers?.kafka_correlationId).toEqual(headers.kafka_correlationId);
+    expect(replies.map(json)).toMatchObject([
+      { status: 400, error: { error: 4001 } },
+      { status: 200, plant: { name: 'Aloe' } },
+    ]);
   });
 
   it('When a command is JSON but not a NewPlant, then it gets 4000 and a DLQ copy', async () => {

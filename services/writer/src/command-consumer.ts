@@ -148,15 +148,8 @@ async function answerBatch(
     message,
     checked: decodeNewPlant(message.value),
   }));
-  const valid = decoded.flatMap(({ message, checked }) =>
-    checked.ok ? [{ message, plant: checked.plant }] : [],
-  );
-  const outcomes = await createdOnceStoreAnswers(
-    payload,
-    valid.map(({ plant }) => plant),
-    deps,
-    roundTrips,
-  );
+  const valid = decoded.flatMap(({ checked }) => (checked.ok ? [checked.plant] : []));
+  const outcomes = await createdOnceStoreAnswers(payload, valid, deps, roundTrips);
 
   const outgoing: Outgoing[] = [];
   const undeliverable: Undeliverable[] = [];
@@ -167,29 +160,31 @@ async function answerBatch(
   };
   // Counted once sent: a batch that fails is processed, and counted, again.
   const counted: string[] = [];
-  valid.forEach(({ message, plant }, index) => {
-    const reply = outcomes[index];
-    if (reply === undefined) return;
+  // Replies leave in the order of their commands, valid or not.
+  let nextOutcome = 0;
+  for (const { message, checked } of decoded) {
+    if (!checked.ok) {
+      deps.logger.warn(
+        { ...commandLogFields(message, spans), offset: message.offset, error: checked.error },
+        'invalid create command sent to the DLQ',
+      );
+      outgoing.push(invalidCommandCopy(message, deps.topics.dlq, checked.error));
+      counted.push(String(checked.error.error));
+      answer(message, { status: 400, error: checked.error });
+      continue;
+    }
+    const reply = outcomes[nextOutcome++];
+    if (reply === undefined) continue;
     answer(message, reply);
     counted.push(reply.status === 200 ? '200' : String(reply.error.error));
     deps.logger.debug(
       {
         ...commandLogFields(message, spans),
-        plantId: plant.id.toString(),
+        plantId: checked.plant.id.toString(),
         status: reply.status,
       },
       'create command answered',
     );
-  });
-  for (const { message, checked } of decoded) {
-    if (checked.ok) continue;
-    deps.logger.warn(
-      { ...commandLogFields(message, spans), offset: message.offset, error: checked.error },
-      'invalid create command sent to the DLQ',
-    );
-    outgoing.push(invalidCommandCopy(message, deps.topics.dlq, checked.error));
-    counted.push(String(checked.error.error));
-    answer(message, { status: 400, error: checked.error });
   }
   const givenUp = [
     ...undeliverable,
