@@ -4,22 +4,29 @@ interface Pending<Item, Result> {
   reject: (error: unknown) => void;
 }
 
+export interface CoalescerOptions {
+  /** The most items one run carries. */
+  maxBatchSize?: number;
+  /** How many runs may be in flight at once; a slow run then holds only the calls it carries. */
+  concurrency?: number;
+}
+
 /**
- * Coalesces calls without a timer: a call made while nothing is in flight runs at once (no added
- * latency when idle); calls made while a run is in flight wait for it and then go out together
- * in the next one, so under load each round trip carries everything that queued. `runAll`
- * answers one result per item, in order; each call settles with its own result, or with the
- * error of the run that carried it.
+ * Coalesces calls without a timer: a call made while fewer than `concurrency` runs are in flight
+ * runs at once (no added latency when idle); calls made while they all are wait and then go out
+ * together in the next run, so under load each round trip carries everything that queued.
+ * `runAll` answers one result per item, in order; each call settles with its own result, or with
+ * the error of the run that carried it.
  */
 export function coalescer<Item, Result>(
   runAll: (items: Item[]) => Promise<readonly Result[]>,
-  maxBatchSize = 500,
+  { maxBatchSize = 500, concurrency = 1 }: CoalescerOptions = {},
 ): (item: Item) => Promise<Result> {
   const queue: Pending<Item, Result>[] = [];
-  let running = false;
+  let inFlight = 0;
 
   const drain = async () => {
-    running = true;
+    inFlight++;
     while (queue.length > 0) {
       const batch = queue.splice(0, maxBatchSize);
       try {
@@ -32,12 +39,12 @@ export function coalescer<Item, Result>(
         for (const { reject } of batch) reject(error);
       }
     }
-    running = false;
+    inFlight--;
   };
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!running) void drain();
+      if (inFlight < concurrency) void drain();
     });
 }

@@ -50,7 +50,7 @@ describe('Coalescer', () => {
 
   it('When more calls queue than a batch may hold, then they are split', async () => {
     const { batches, releases, sendAll } = controllableSend();
-    const send = coalescer(sendAll, 2);
+    const send = coalescer(sendAll, { maxBatchSize: 2 });
 
     const calls = [send(1), send(2), send(3), send(4), send(5)];
     for (let index = 0; index < 3; index++) {
@@ -74,6 +74,26 @@ describe('Coalescer', () => {
     releases[1]?.();
 
     await expect(Promise.all([first, ...together])).resolves.toEqual([10, 20, 30]);
+  });
+
+  it('When a run is slow and another may be in flight, then the next call runs beside it, and calls queue once every run is busy', async () => {
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { concurrency: 2 });
+
+    const slow = send(1);
+    const beside = send(2);
+    expect(batches).toEqual([[1], [2]]);
+    const queued = [send(3), send(4)];
+    expect(batches).toEqual([[1], [2]]);
+    releases[1]?.();
+    await expect(beside).resolves.toBe(20);
+    await Promise.resolve();
+
+    expect(batches).toEqual([[1], [2], [3, 4]]);
+    releases[2]?.();
+    await expect(Promise.all(queued)).resolves.toEqual([30, 40]);
+    releases[0]?.();
+    await expect(slow).resolves.toBe(10);
   });
 
   it('When a run answers fewer results than items, then the unanswered calls fail', async () => {

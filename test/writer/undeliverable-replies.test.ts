@@ -84,6 +84,73 @@ describe('Writer and replies that cannot be delivered', () => {
     await expectCopiedToDlq(writer, 47, /^send_failed: /);
   });
 
+  it('When a reply to a missing topic is being retried on one partition, then commands on another partition are answered before it is given up', async () => {
+    const writer = await startTestWriter();
+    const missing = replyHeaders(uniqueName('missing'), int32(0));
+
+    await writer.producer.send({
+      topic: writer.topics.create,
+      messages: [
+        { partition: 0, key: '60', value: '{"id": 60, "name": "Orphan"}', headers: missing },
+      ],
+    });
+    for (const id of [61, 62, 63]) {
+      const name = `Beside ${String(id)}`;
+      await writer.producer.send({
+        topic: writer.topics.create,
+        messages: [
+          {
+            partition: 1,
+            key: String(id),
+            value: `{"id": ${String(id)}, "name": "${name}"}`,
+            headers: replyHeaders(writer.topics.replies, int32(0)),
+          },
+        ],
+      });
+      const reply = await writer.arrival(writer.topics.replies, ({ value }) =>
+        Boolean(value?.toString().includes(`"${name}"`)),
+      );
+      expect(json(reply)).toEqual({ status: 200, plant: { name } });
+    }
+
+    expect(await writer.received(writer.topics.dlq, 0)).toEqual([]);
+    await expectCopiedToDlq(writer, 60, /^send_failed: /);
+  });
+
+  it('When a command names a reply topic that does not exist yet, then the command beside it in its batch is answered while its reply is retried, and its reply is delivered once the topic appears', async () => {
+    const writer = await startTestWriter();
+    const late = uniqueName('late-replies');
+
+    await writer.producer.send({
+      topic: writer.topics.create,
+      messages: [
+        {
+          partition: 0,
+          key: '70',
+          value: '{"id": 70, "name": "Late"}',
+          headers: replyHeaders(late, int32(0)),
+        },
+        {
+          partition: 0,
+          key: '71',
+          value: '{"id": 71, "name": "Beside"}',
+          headers: replyHeaders(writer.topics.replies, int32(0)),
+        },
+      ],
+    });
+    const [beside] = await writer.received(writer.topics.replies, 1);
+    expect(json(beside)).toEqual({ status: 200, plant: { name: 'Beside' } });
+
+    const admin = writer.kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: late }], waitForLeaders: true });
+    await expect
+      .poll(() => admin.fetchTopicOffsets(late))
+      .toEqual([expect.objectContaining({ partition: 0, high: '1' })]);
+    await admin.disconnect();
+    expect(await writer.received(writer.topics.dlq, 0)).toEqual([]);
+  });
+
   it.each([
     ['the command topic', (writer: WriterHarness) => writer.topics.create, /^own_topic: /],
     ['the dead-letter topic', (writer: WriterHarness) => writer.topics.dlq, /^own_topic: /],

@@ -18,10 +18,11 @@ import {
   undeliverableReplyCopy,
   type Undeliverable,
 } from './outgoing-messages.ts';
+import { partitionLanes, type PartitionLanes } from './partition-lanes.ts';
 import { firstHeader, headerText } from './reply-route.ts';
 
 export interface CommandConsumerDeps {
-  consumer: Consumer;
+  consumer: Pick<Consumer, 'subscribe' | 'run' | 'seek' | 'on' | 'events'>;
   sender: OutgoingSender;
   store: PlantStore;
   topics: Pick<Topics, 'create' | 'dlq'>;
@@ -38,27 +39,49 @@ export interface CommandConsumerDeps {
   >;
 }
 
-/** How many partitions' batches one writer answers at once, sharing its round trips. */
+/** How many partitions' batches kafkajs hands over at once; each is queued on its lane. */
 const PARTITIONS_AT_ONCE = 16;
+/** Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. */
+const INSERTS_AT_ONCE = 4;
 const RETRY_MS = 500;
+
+/** Whether a batch that waits for the store or Kafka should go on waiting. */
+type KeepTrying = (payload: EachBatchPayload) => boolean;
+type Lanes = Pick<PartitionLanes, 'running' | 'current'>;
 
 /**
  * Consumes create commands a batch per partition: one insert, an indexed read of each id that
  * was stored before, one send of every reply and DLQ copy (acks=all), and only then one commit.
- * The batches of several partitions in hand at once share the insert, the send and the commit
- * (ids never span partitions, so per-id order holds). A batch that fails (the store is down) is neither answered nor committed, so it is
- * processed again after recovery.
+ * Each partition's batches are answered in order on a lane of their own, so a slow batch holds
+ * only its partition; the batches of several partitions in hand at once share the inserts, the
+ * sends and the commits (ids never span partitions, so per-id order holds). A batch that fails
+ * (the store is down) is neither answered nor committed, so it is processed again after recovery.
+ * Returns the lanes, to be stopped before the consumer disconnects.
  */
-export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<void> {
+export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<PartitionLanes> {
   const roundTrips = sharedRoundTrips(deps);
+  const lanes: PartitionLanes = partitionLanes(
+    deps.consumer,
+    (payload) =>
+      withCommandSpans(payload.batch, (spans) =>
+        answerBatch(payload, deps, roundTrips, spans, lanes),
+      ),
+    deps.logger,
+  );
+  deps.consumer.on(deps.consumer.events.GROUP_JOIN, ({ payload }) => {
+    lanes.assigned(payload.memberAssignment);
+  });
   await deps.consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
   await deps.consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) =>
-      withCommandSpans(payload.batch, (spans) => answerBatch(payload, deps, roundTrips, spans)),
+    eachBatch: (payload) => {
+      lanes.accept(payload);
+      return Promise.resolve();
+    },
   });
+  return lanes;
 }
 
 /**
@@ -70,12 +93,13 @@ async function createdOnceStoreAnswers(
   plants: NewPlant[],
   deps: CommandConsumerDeps,
   roundTrips: RoundTrips,
+  keepTrying: KeepTrying,
 ): Promise<Reply[]> {
   for (;;) {
     try {
       return await roundTrips.create(plants);
     } catch (error) {
-      if (!payload.isRunning() || payload.isStale()) throw error;
+      if (!keepTrying(payload)) throw error;
       deps.metrics.storeRetries.inc();
       deps.logger.warn(
         { err: error, partition: payload.batch.partition, commands: plants.length },
@@ -103,12 +127,15 @@ interface RoundTrips {
  * another batch's reads.
  */
 function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
-  const insertNew = coalescer<readonly NewPlant[], Set<bigint>>(async (batches) => {
-    const stored = await deps.store.insertNew(batches.flat());
-    return batches.map(
-      (plants) => new Set(plants.flatMap(({ id }) => (stored.has(id) ? [id] : []))),
-    );
-  });
+  const insertNew = coalescer<readonly NewPlant[], Set<bigint>>(
+    async (batches) => {
+      const stored = await deps.store.insertNew(batches.flat());
+      return batches.map(
+        (plants) => new Set(plants.flatMap(({ id }) => (stored.has(id) ? [id] : []))),
+      );
+    },
+    { concurrency: INSERTS_AT_ONCE },
+  );
   const store: PlantStore = { insertNew, findByIds: (ids) => deps.store.findByIds(ids) };
   return {
     create: (plants) => createPlants(plants, store),
@@ -136,10 +163,13 @@ async function answerBatch(
   deps: CommandConsumerDeps,
   roundTrips: RoundTrips,
   spans: CommandSpans,
+  lanes: Lanes,
 ): Promise<void> {
   const { batch } = payload;
   const last = batch.messages.at(-1);
-  if (last === undefined || !payload.isRunning() || payload.isStale()) return;
+  if (last === undefined) return;
+  const keepTrying: KeepTrying = () => lanes.running() && payload.isRunning();
+  if (!keepTrying(payload)) throw new Error('the consumer stopped before the batch was answered');
   const answered = deps.metrics.batchDuration.startTimer();
   // Each command's span starts here, so that it covers the store and the replies too.
   for (const message of batch.messages) spans.of(message);
@@ -149,7 +179,7 @@ async function answerBatch(
     checked: decodeNewPlant(message.value),
   }));
   const valid = decoded.flatMap(({ checked }) => (checked.ok ? [checked.plant] : []));
-  const outcomes = await createdOnceStoreAnswers(payload, valid, deps, roundTrips);
+  const outcomes = await createdOnceStoreAnswers(payload, valid, deps, roundTrips, keepTrying);
 
   const outgoing: Outgoing[] = [];
   const undeliverable: Undeliverable[] = [];
@@ -188,11 +218,14 @@ async function answerBatch(
   }
   const givenUp = [
     ...undeliverable,
-    ...(await sentOnceKafkaTakes(payload, outgoing, undeliverable, deps)),
+    ...(await sentOnceKafkaTakes(payload, outgoing, undeliverable, deps, keepTrying)),
   ];
 
-  payload.resolveOffset(last.offset);
-  await roundTrips.commit({ payload, offset: (BigInt(last.offset) + 1n).toString() });
+  // A partition given away meanwhile is its next owner's to commit; this writer's commit could
+  // move its offset back.
+  if (lanes.current(payload)) {
+    await committed(payload, roundTrips, (BigInt(last.offset) + 1n).toString(), deps.logger);
+  }
   answered();
   deps.metrics.batchSize.observe(batch.messages.length);
   for (const outcome of counted) deps.metrics.commands.inc({ outcome });
@@ -227,6 +260,7 @@ async function sentOnceKafkaTakes(
   outgoing: readonly Outgoing[],
   refusedBeforeSending: readonly Undeliverable[],
   deps: CommandConsumerDeps,
+  keepTrying: KeepTrying,
 ): Promise<Undeliverable[]> {
   for (;;) {
     try {
@@ -244,7 +278,7 @@ async function sentOnceKafkaTakes(
       await deps.sender.send(copies);
       return refused;
     } catch (error) {
-      if (!payload.isRunning() || payload.isStale()) throw error;
+      if (!keepTrying(payload)) throw error;
       deps.metrics.sendRetries.inc();
       deps.logger.warn(
         { err: error, partition: payload.batch.partition, messages: outgoing.length },
@@ -252,6 +286,25 @@ async function sentOnceKafkaTakes(
       );
       await sleep(RETRY_MS);
     }
+  }
+}
+
+/**
+ * Commits the answered batch. A commit that fails (a rebalance under way) is not worth a retry:
+ * the next batch's commit covers this one, or the partition's next owner answers it again, with
+ * the same answers.
+ */
+async function committed(
+  payload: EachBatchPayload,
+  roundTrips: RoundTrips,
+  offset: string,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await roundTrips.commit({ payload, offset });
+  } catch (error) {
+    const { topic, partition } = payload.batch;
+    logger.warn({ err: error, topic, partition, offset }, 'commit of an answered batch failed');
   }
 }
 

@@ -41,6 +41,9 @@ export interface OutgoingSender {
  * waiting, and a reply to a topic that is gone must not hold every partition for 30 s.
  */
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
+/** Sends in flight at once: one that Kafka refuses for ~1.5 s holds only the batches it carries. */
+const SENDS_AT_ONCE = 4;
+const MAX_KNOWN_TOPICS = 1_000;
 
 export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<OutgoingSender> {
   const create = () =>
@@ -67,22 +70,79 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
     return fresh;
   };
 
-  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(async (batches) => {
-    const written = await sendBatch(producer, batches.flat());
-    return batches.map(() => written);
-  });
+  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(
+    async (batches) => {
+      const written = await sendBatch(producer, batches.flat());
+      return batches.map(() => written);
+    },
+    { concurrency: SENDS_AT_ONCE },
+  );
+  const sendKnown = async (items: readonly Outgoing[]): Promise<Refused[]> => {
+    if (items.length === 0) return [];
+    const used = producer;
+    try {
+      return notWritten(items, await sendTogether(items));
+    } catch {
+      return sendOneByOne(await replace(used), items, replace);
+    }
+  };
+  /**
+   * Replies to a topic not written to before go on a producer of their own: a topic that does
+   * not exist fails kafkajs's metadata refresh, and so every send of the producer that tried it,
+   * for as long as its retry lasts. The replies beside them go out at once.
+   */
+  const sendUntried = async (items: readonly Outgoing[]): Promise<Refused[]> => {
+    const own = create();
+    await own.connect();
+    try {
+      return notWritten(items, await sendBatch(own, items));
+    } catch {
+      return await sendOneByOne(own, items, () => Promise.resolve(own));
+    } finally {
+      own.disconnect().catch((error: unknown) => {
+        logger.warn({ err: error }, 'disconnecting the producer of an untried reply topic failed');
+      });
+    }
+  };
+  const known = knownTopics();
 
   return {
     async send(outgoing) {
-      if (outgoing.length === 0) return [];
-      const used = producer;
-      try {
-        return notWritten(outgoing, await sendTogether(outgoing));
-      } catch {
-        return sendOneByOne(await replace(used), outgoing, replace);
-      }
+      const [toKnown, untried] = known.split(outgoing);
+      const refused = (
+        await Promise.all([sendKnown(toKnown), ...[...untried.values()].map(sendUntried)])
+      ).flat();
+      known.learn(untried.keys(), refused);
+      return refused;
     },
     disconnect: () => producer.disconnect(),
+  };
+}
+
+/** The reply topics written to before, the most recent MAX_KNOWN_TOPICS of them. */
+function knownTopics() {
+  const topics = new Set<string>();
+  return {
+    /** Copies and replies to known topics, and the other replies by topic. */
+    split(outgoing: readonly Outgoing[]): [Outgoing[], Map<string, Outgoing[]>] {
+      const toKnown: Outgoing[] = [];
+      const untried = new Map<string, Outgoing[]>();
+      for (const item of outgoing) {
+        if (item.command === undefined || topics.has(item.topic)) toKnown.push(item);
+        else untried.set(item.topic, [...(untried.get(item.topic) ?? []), item]);
+      }
+      return [toKnown, untried];
+    },
+    /** Topics tried that took a reply become known; a known topic that refused one is forgotten. */
+    learn(tried: Iterable<string>, refused: readonly Refused[]) {
+      const refusedTopics = new Set(refused.map(({ outgoing }) => outgoing.topic));
+      for (const topic of refusedTopics) topics.delete(topic);
+      for (const topic of tried) {
+        if (refusedTopics.has(topic)) continue;
+        topics.add(topic);
+        if (topics.size > MAX_KNOWN_TOPICS) topics.delete(topics.values().next().value ?? topic);
+      }
+    },
   };
 }
 

@@ -57,7 +57,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     consumer.connect(),
     admin.connect(),
   ]);
-  await runCommandConsumer({
+  const lanes = await runCommandConsumer({
     consumer,
     sender,
     store: timedStore(plantStore(options.db), metrics.storeDuration),
@@ -74,6 +74,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     stop() {
       health.stopping();
       stopped ??= (async () => {
+        await lanes.stop();
         await consumer.disconnect();
         await Promise.all([sender.disconnect(), admin.disconnect()]);
       })();
