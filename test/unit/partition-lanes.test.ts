@@ -1,144 +1,162 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
-import { partitionLanes } from '../../services/writer/src/partition-lanes.ts';
+import { partitionLanes, type LaneWork } from '../../services/writer/src/partition-lanes.ts';
 
 /** A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch. */
-function batchAt(partition: number, ...offsets: string[]) {
+function batchAt(partition: number, offsets: string[], valueBytes = 16) {
   const resume = vi.fn();
   const payload = {
     batch: {
       topic: 'plants.create',
       partition,
-      messages: offsets.map((offset) => ({ offset }) as KafkaMessage),
+      messages: offsets.map(
+        (offset) => ({ offset, value: Buffer.alloc(valueBytes) }) as unknown as KafkaMessage,
+      ),
     },
     isRunning: () => true,
-    isStale: () => false,
     resolveOffset: vi.fn(),
     pause: vi.fn(() => resume),
   };
   return { payload: payload as unknown as EachBatchPayload, ...payload, resume };
 }
 
-/** An `answer` whose calls finish when the test says so. */
-function controllableAnswer() {
-  const started: EachBatchPayload[] = [];
+/** Lanes whose work finishes when the test says so; `started` lists each work's offsets. */
+function controllableLanes() {
+  const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
   const finish: ((error?: Error) => void)[] = [];
-  const answer = (payload: EachBatchPayload) =>
-    new Promise<void>((resolve, reject) => {
-      started.push(payload);
-      finish.push((error) => {
-        if (error) reject(error);
-        else resolve();
-      });
-    });
-  return { started, finish, answer };
+  const seek = vi.fn();
+  const lanes = partitionLanes(
+    { seek },
+    (work) =>
+      new Promise<void>((resolve, reject) => {
+        started.push({
+          partition: work.partition,
+          offsets: work.messages.map(({ offset }) => offset),
+          work,
+        });
+        finish.push((error) => {
+          if (error) reject(error);
+          else resolve();
+        });
+      }),
+    createLogger('writer', 'silent'),
+  );
+  const offsets = () =>
+    started.map(({ partition, offsets }) => `${partition}:${offsets.join(',')}`);
+  return { lanes, started, finish, seek, offsets };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('Partition lanes', () => {
-  it('When a batch of one partition is slow, then batches of other partitions are answered meanwhile, and its own wait in order', async () => {
-    const { started, finish, answer } = controllableAnswer();
-    const lanes = partitionLanes({ seek: vi.fn() }, answer, createLogger('writer', 'silent'));
-    const [slow, later, other] = [batchAt(0, '1'), batchAt(0, '2'), batchAt(1, '7')];
-
-    lanes.accept(slow.payload);
-    lanes.accept(later.payload);
-    lanes.accept(other.payload);
-    await settle();
-
-    expect(started).toEqual([slow.payload, other.payload]);
-    expect(later.resolveOffset).toHaveBeenCalledWith('2');
-    finish[0]?.();
-    await settle();
-    expect(started).toEqual([slow.payload, other.payload, later.payload]);
-  });
-
-  it('When a partition has two batches in its lane, then it is paused until its lane catches up', async () => {
-    const { finish, answer } = controllableAnswer();
-    const lanes = partitionLanes({ seek: vi.fn() }, answer, createLogger('writer', 'silent'));
-    const batches = ['1', '2'].map((offset) => batchAt(0, offset));
-
-    for (const { payload } of batches) lanes.accept(payload);
-    await settle();
-
-    expect(batches.map(({ pause }) => pause.mock.calls.length)).toEqual([0, 1]);
-    expect(batches[1]?.resume).not.toHaveBeenCalled();
-    finish[0]?.();
-    await settle();
-    expect(batches[1]?.resume).toHaveBeenCalledOnce();
-  });
-
-  it('When a batch fails, then the batches queued behind it are dropped and its partition is read again from its first command', async () => {
-    const { started, finish, answer } = controllableAnswer();
-    const seek = vi.fn();
-    const lanes = partitionLanes({ seek }, answer, createLogger('writer', 'silent'));
-    const [failing, queued, fetchedBeforeSeek, again] = [
-      batchAt(0, '5', '6'),
-      batchAt(0, '7'),
-      batchAt(0, '8'),
-      batchAt(0, '5', '6', '7', '8'),
+  it('When one partition is busy, then another is answered meanwhile, and what queued behind the busy one is taken together once it is free', async () => {
+    const { lanes, finish, offsets, started } = controllableLanes();
+    const [busy, second, third, other] = [
+      batchAt(0, ['1']),
+      batchAt(0, ['2']),
+      batchAt(0, ['3', '4']),
+      batchAt(1, ['7']),
     ];
 
-    lanes.accept(failing.payload);
-    lanes.accept(queued.payload);
+    await lanes.accept(busy.payload);
+    await lanes.accept(second.payload);
+    await lanes.accept(third.payload);
+    await lanes.accept(other.payload);
     await settle();
-    finish[0]?.(new Error('unexpected'));
 
+    expect(offsets()).toEqual(['0:1', '1:7']);
+    expect(third.resolveOffset).toHaveBeenCalledWith('4');
+    finish[0]?.();
+    await settle();
+    expect(offsets()).toEqual(['0:1', '1:7', '0:2,3,4']);
+    expect(started[2]?.work.payload).toBe(third.payload);
+  });
+
+  it('When more than 4 MiB of commands queue behind a busy lane, then its partition is paused until the lane takes them', async () => {
+    const { lanes, finish } = controllableLanes();
+    const [busy, queued, beyond] = [
+      batchAt(0, ['1']),
+      batchAt(0, ['2'], 3 << 20),
+      batchAt(0, ['3'], 3 << 20),
+    ];
+
+    for (const { payload } of [busy, queued, beyond]) await lanes.accept(payload);
+
+    expect([queued.pause, beyond.pause].map(({ mock }) => mock.calls.length)).toEqual([0, 1]);
+    expect(beyond.resume).not.toHaveBeenCalled();
+    finish[0]?.();
+    await settle();
+    expect(beyond.resume).toHaveBeenCalledOnce();
+  });
+
+  it('When work fails, then what is queued or fetched behind it is dropped and its partition is read again from its first command', async () => {
+    const { lanes, finish, seek, offsets } = controllableLanes();
+    const [failing, queued, fetchedWhileWaiting, fetchedBeforeSeek, again] = [
+      batchAt(0, ['5', '6']),
+      batchAt(0, ['7']),
+      batchAt(0, ['8']),
+      batchAt(0, ['9']),
+      batchAt(0, ['5', '6', '7', '8', '9']),
+    ];
+
+    await lanes.accept(failing.payload);
+    await lanes.accept(queued.payload);
+    finish[0]?.(new Error('unexpected'));
+    await settle();
+    await lanes.accept(fetchedWhileWaiting.payload);
     await vi.waitFor(() => {
       expect(seek).toHaveBeenCalledWith({ topic: 'plants.create', partition: 0, offset: '5' });
     });
-    lanes.accept(fetchedBeforeSeek.payload);
-    lanes.accept(again.payload);
+    await lanes.accept(fetchedBeforeSeek.payload);
+    await lanes.accept(again.payload);
     await settle();
-    expect(started).toEqual([failing.payload, again.payload]);
+
+    expect(offsets()).toEqual(['0:5,6', '0:5,6,7,8,9']);
+    expect(fetchedWhileWaiting.resolveOffset).not.toHaveBeenCalled();
     expect(fetchedBeforeSeek.resolveOffset).not.toHaveBeenCalled();
   });
 
-  it('When a rebalance gives a partition away, then its queued batches are dropped and the one in hand is not to be committed; a partition kept is fetched past what its lane holds', async () => {
-    const { started, finish, answer } = controllableAnswer();
-    const seek = vi.fn();
-    const lanes = partitionLanes({ seek }, answer, createLogger('writer', 'silent'));
+  it('When a rebalance gives a partition away, then what queued for it is dropped and its work in hand is not to be committed; a partition kept is fetched past what its lane holds', async () => {
+    const { lanes, finish, seek, offsets, started } = controllableLanes();
     const [givenAway, queued, kept, keptQueued] = [
-      batchAt(0, '1'),
-      batchAt(0, '2'),
-      batchAt(1, '10'),
-      batchAt(1, '11', '12'),
+      batchAt(0, ['1']),
+      batchAt(0, ['2']),
+      batchAt(1, ['10']),
+      batchAt(1, ['11', '12']),
     ];
-    for (const { payload } of [givenAway, queued, kept, keptQueued]) lanes.accept(payload);
-    await settle();
+    for (const { payload } of [givenAway, queued, kept, keptQueued]) await lanes.accept(payload);
 
     lanes.assigned({ 'plants.create': [1] });
 
-    expect(lanes.current(givenAway.payload)).toBe(false);
-    expect(lanes.current(kept.payload)).toBe(true);
     expect(seek).toHaveBeenCalledExactlyOnceWith({
       topic: 'plants.create',
       partition: 1,
       offset: '13',
     });
+    const [inHandGivenAway, inHandKept] = started;
+    expect(inHandGivenAway && lanes.current(inHandGivenAway.work)).toBe(false);
+    expect(inHandKept && lanes.current(inHandKept.work)).toBe(true);
     finish[0]?.();
     finish[1]?.();
     await settle();
-    expect(started).toEqual([givenAway.payload, kept.payload, keptQueued.payload]);
+    expect(offsets()).toEqual(['0:1', '1:10', '1:11,12']);
   });
 
-  it('When stopped, then the batch in hand finishes, the batches behind it are dropped unanswered, and no more are taken', async () => {
-    const { started, finish, answer } = controllableAnswer();
-    const lanes = partitionLanes({ seek: vi.fn() }, answer, createLogger('writer', 'silent'));
-    const [inHand, behind, afterStop] = [batchAt(0, '1'), batchAt(0, '2'), batchAt(1, '3')];
-    lanes.accept(inHand.payload);
-    lanes.accept(behind.payload);
-    await settle();
+  it('When stopped, then the work in hand finishes and may be committed, what queued behind it is dropped, and no more is taken', async () => {
+    const { lanes, finish, offsets, started } = controllableLanes();
+    const [inHand, behind, afterStop] = [batchAt(0, ['1']), batchAt(0, ['2']), batchAt(1, ['3'])];
+    await lanes.accept(inHand.payload);
+    await lanes.accept(behind.payload);
 
     const stopped = lanes.stop();
-    lanes.accept(afterStop.payload);
+    await lanes.accept(afterStop.payload);
     expect(lanes.running()).toBe(false);
     finish[0]?.();
     await stopped;
 
-    expect(started).toEqual([inHand.payload]);
+    expect(offsets()).toEqual(['0:1']);
+    expect(started[0] && lanes.current(started[0].work)).toBe(true);
     expect(afterStop.resolveOffset).not.toHaveBeenCalled();
   });
 });

@@ -18,7 +18,7 @@ import {
   undeliverableReplyCopy,
   type Undeliverable,
 } from './outgoing-messages.ts';
-import { partitionLanes, type PartitionLanes } from './partition-lanes.ts';
+import { partitionLanes, type LaneWork, type PartitionLanes } from './partition-lanes.ts';
 import { firstHeader, headerText } from './reply-route.ts';
 
 export interface CommandConsumerDeps {
@@ -42,12 +42,11 @@ export interface CommandConsumerDeps {
 /** How many partitions' batches kafkajs hands over at once; each is queued on its lane. */
 const PARTITIONS_AT_ONCE = 16;
 /** Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. */
-const INSERTS_AT_ONCE = 4;
+const INSERTS_AT_ONCE = 2;
 const RETRY_MS = 500;
 
-/** Whether a batch that waits for the store or Kafka should go on waiting. */
-type KeepTrying = (payload: EachBatchPayload) => boolean;
-type Lanes = Pick<PartitionLanes, 'running' | 'current'>;
+/** Whether commands that wait for the store or Kafka should go on waiting. */
+type KeepTrying = () => boolean;
 
 /**
  * Consumes create commands a batch per partition: one insert, an indexed read of each id that
@@ -60,12 +59,10 @@ type Lanes = Pick<PartitionLanes, 'running' | 'current'>;
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<PartitionLanes> {
   const roundTrips = sharedRoundTrips(deps);
-  const lanes: PartitionLanes = partitionLanes(
+  const lanes = partitionLanes(
     deps.consumer,
-    (payload) =>
-      withCommandSpans(payload.batch, (spans) =>
-        answerBatch(payload, deps, roundTrips, spans, lanes),
-      ),
+    (work, self) =>
+      withCommandSpans(work, (spans) => answerBatch(work, deps, roundTrips, spans, self)),
     deps.logger,
   );
   deps.consumer.on(deps.consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -76,10 +73,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Par
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) => {
-      lanes.accept(payload);
-      return Promise.resolve();
-    },
+    eachBatch: (payload) => lanes.accept(payload),
   });
   return lanes;
 }
@@ -89,7 +83,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Par
  * batch is neither answered nor committed meanwhile, and is answered once the store is back.
  */
 async function createdOnceStoreAnswers(
-  payload: EachBatchPayload,
+  work: LaneWork,
   plants: NewPlant[],
   deps: CommandConsumerDeps,
   roundTrips: RoundTrips,
@@ -99,10 +93,10 @@ async function createdOnceStoreAnswers(
     try {
       return await roundTrips.create(plants);
     } catch (error) {
-      if (!keepTrying(payload)) throw error;
+      if (!keepTrying()) throw error;
       deps.metrics.storeRetries.inc();
       deps.logger.warn(
-        { err: error, partition: payload.batch.partition, commands: plants.length },
+        { err: error, partition: work.partition, commands: plants.length },
         'store unavailable: the batch waits, unanswered and uncommitted',
       );
       await sleep(RETRY_MS);
@@ -159,27 +153,27 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
 }
 
 async function answerBatch(
-  payload: EachBatchPayload,
+  work: LaneWork,
   deps: CommandConsumerDeps,
   roundTrips: RoundTrips,
   spans: CommandSpans,
-  lanes: Lanes,
+  lanes: PartitionLanes,
 ): Promise<void> {
-  const { batch } = payload;
-  const last = batch.messages.at(-1);
+  const { messages, payload } = work;
+  const last = messages.at(-1);
   if (last === undefined) return;
   const keepTrying: KeepTrying = () => lanes.running() && payload.isRunning();
-  if (!keepTrying(payload)) throw new Error('the consumer stopped before the batch was answered');
+  if (!keepTrying()) throw new Error('the consumer stopped before the commands were answered');
   const answered = deps.metrics.batchDuration.startTimer();
   // Each command's span starts here, so that it covers the store and the replies too.
-  for (const message of batch.messages) spans.of(message);
+  for (const message of messages) spans.of(message);
 
-  const decoded = batch.messages.map((message) => ({
+  const decoded = messages.map((message) => ({
     message,
     checked: decodeNewPlant(message.value),
   }));
   const valid = decoded.flatMap(({ checked }) => (checked.ok ? [checked.plant] : []));
-  const outcomes = await createdOnceStoreAnswers(payload, valid, deps, roundTrips, keepTrying);
+  const outcomes = await createdOnceStoreAnswers(work, valid, deps, roundTrips, keepTrying);
 
   const outgoing: Outgoing[] = [];
   const undeliverable: Undeliverable[] = [];
@@ -188,7 +182,6 @@ async function answerBatch(
     if (outcome.kind === 'send') outgoing.push(outcome.outgoing);
     if (outcome.kind === 'undeliverable') undeliverable.push(outcome.undeliverable);
   };
-  // Counted once sent: a batch that fails is processed, and counted, again.
   const counted: string[] = [];
   // Replies leave in the order of their commands, valid or not.
   let nextOutcome = 0;
@@ -218,16 +211,12 @@ async function answerBatch(
   }
   const givenUp = [
     ...undeliverable,
-    ...(await sentOnceKafkaTakes(payload, outgoing, undeliverable, deps, keepTrying)),
+    ...(await sentOnceKafkaTakes(work, outgoing, undeliverable, deps, keepTrying)),
   ];
 
-  // A partition given away meanwhile is its next owner's to commit; this writer's commit could
-  // move its offset back.
-  if (lanes.current(payload)) {
-    await committed(payload, roundTrips, (BigInt(last.offset) + 1n).toString(), deps.logger);
-  }
-  answered();
-  deps.metrics.batchSize.observe(batch.messages.length);
+  // Counted once sent (a batch that fails is processed, and counted, again), and before the
+  // commit, which a fetch in flight on the same connection may hold.
+  deps.metrics.batchSize.observe(messages.length);
   for (const outcome of counted) deps.metrics.commands.inc({ outcome });
   deps.metrics.deadLetters.inc(decoded.length - valid.length);
   for (const { command, topic, reason, detail } of givenUp) {
@@ -243,10 +232,13 @@ async function answerBatch(
       'reply given up and the command copied to the DLQ',
     );
   }
-  deps.logger.debug(
-    { partition: batch.partition, commands: batch.messages.length },
-    'batch answered',
-  );
+  // A partition given away meanwhile is its next owner's to commit; this writer's commit could
+  // move its offset back.
+  if (lanes.current(work)) {
+    await committed(payload, roundTrips, (BigInt(last.offset) + 1n).toString(), deps.logger);
+  }
+  answered();
+  deps.logger.debug({ partition: work.partition, commands: messages.length }, 'batch answered');
 }
 
 /**
@@ -256,7 +248,7 @@ async function answerBatch(
  * uncommitted, and is sent again, as while the store is down. Returns the replies refused by Kafka.
  */
 async function sentOnceKafkaTakes(
-  payload: EachBatchPayload,
+  work: LaneWork,
   outgoing: readonly Outgoing[],
   refusedBeforeSending: readonly Undeliverable[],
   deps: CommandConsumerDeps,
@@ -278,10 +270,10 @@ async function sentOnceKafkaTakes(
       await deps.sender.send(copies);
       return refused;
     } catch (error) {
-      if (!keepTrying(payload)) throw error;
+      if (!keepTrying()) throw error;
       deps.metrics.sendRetries.inc();
       deps.logger.warn(
-        { err: error, partition: payload.batch.partition, messages: outgoing.length },
+        { err: error, partition: work.partition, messages: outgoing.length },
         'Kafka did not take the replies: the batch waits, unanswered and uncommitted',
       );
       await sleep(RETRY_MS);

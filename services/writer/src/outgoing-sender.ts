@@ -42,7 +42,7 @@ export interface OutgoingSender {
  */
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
 /** Sends in flight at once: one that Kafka refuses for ~1.5 s holds only the batches it carries. */
-const SENDS_AT_ONCE = 4;
+const SENDS_AT_ONCE = 1;
 const MAX_KNOWN_TOPICS = 1_000;
 
 export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<OutgoingSender> {

@@ -1,30 +1,49 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../../../shared/logger.ts';
 
-/** Batches a partition may have in its lane before it is paused until the lane catches up. */
-const MAX_PENDING_BATCHES = 2;
+/** Command bytes a lane may hold queued before its partition is paused until it catches up. */
+const MAX_QUEUED_BYTES = 4 << 20;
+/**
+ * How long a batch holds kafkajs's fetch loop at most, waiting to be answered. Under this, the
+ * loop runs as kafkajs runs it (fetch, answer everything fetched, fetch again), which is what
+ * batches commands best; past it, the batch goes on alone and the other partitions are fetched.
+ */
+const MAX_FETCH_HOLD_MS = 25;
 const RETRY_MS = 500;
 
+/** The batches a lane takes together: its commands in order, committed through the last payload. */
+export interface LaneWork {
+  topic: string;
+  partition: number;
+  messages: KafkaMessage[];
+  /** The last batch's: whether kafkajs runs, and the commit of the lot. */
+  payload: EachBatchPayload;
+}
+
 export interface PartitionLanes {
-  /** Queues the batch on its partition's lane and returns at once. */
-  accept(payload: EachBatchPayload): void;
-  /** After a rebalance: drops what waits for partitions given away, and fetches the others past what waits. */
+  /** Queues the batch on its partition's lane; resolves when kafkajs may fetch again. */
+  accept(payload: EachBatchPayload): Promise<void>;
+  /** After a rebalance: drops what waits for partitions given away, fetches the others past it. */
   assigned(partitionsByTopic: Record<string, number[]>): void;
-  /** False once the batch's partition was given away or failed behind it: do not commit it. */
-  current(payload: EachBatchPayload): boolean;
-  /** False once stopping: a batch that waits for the store or Kafka gives up. */
+  /** False once the work's partition was given away or failed behind it: do not commit it. */
+  current(work: LaneWork): boolean;
+  /** False once stopping: work that waits for the store or Kafka gives up. */
   running(): boolean;
-  /** Takes no more batches, lets the batch in hand of each lane finish, drops the rest. */
+  /** Takes no more batches, lets each lane finish the work in hand, drops what is queued. */
   stop(): Promise<void>;
 }
 
 interface Lane {
   topic: string;
   partition: number;
-  tail: Promise<void>;
-  pending: number;
-  /** Bumped when the lane's queued batches are dropped: they are to be read again, or by another writer. */
+  queue: EachBatchPayload[];
+  queuedBytes: number;
+  /** Resolved when what is queued has been answered, or dropped. */
+  done: (() => void)[];
+  /** The lane's run while it has work, undefined while idle. */
+  run?: Promise<void> | undefined;
+  /** Bumped when the lane's queue is dropped, so that work in hand is not committed. */
   epoch: number;
   /** The offset after the last batch queued. */
   next: bigint;
@@ -34,32 +53,45 @@ interface Lane {
 }
 
 /**
- * Answers each partition's batches one after another, apart from kafkajs's fetch loop. kafkajs
- * fetches again only once every batch of the last fetch returned, so one slow batch (a reply
- * topic that is gone, a duplicate the store re-inserts one by one) held every other partition.
- * Here a batch is queued and its offset resolved at once, and a partition with
- * MAX_PENDING_BATCHES in its lane is paused until the lane catches up. A lane is serial, so
- * offsets are still committed after their batch is answered and in order. A batch that is not
- * answered drops the batches queued behind it and seeks its partition back to its first command,
+ * Answers each partition's commands in order on a lane of its own. kafkajs fetches again only
+ * once every batch of its last fetch returned, so one slow batch (a reply topic that is gone, a
+ * duplicate the store re-inserts one by one) held every other partition. Here a batch is queued
+ * on its lane and its offset resolved; it holds the fetch loop until it is answered, as before,
+ * but MAX_FETCH_HOLD_MS at most, and a lane takes everything queued once it is free. A lane is
+ * serial, so offsets are still committed after their commands are answered, and in order. Work
+ * that fails drops what is queued behind it and seeks its partition back to its first command,
  * so that nothing is ever committed past it.
  */
 export function partitionLanes(
   consumer: Pick<Consumer, 'seek'>,
-  answer: (payload: EachBatchPayload) => Promise<void>,
+  answer: (work: LaneWork, lanes: PartitionLanes) => Promise<void>,
   logger: Logger,
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
-  const epochAtAccept = new WeakMap<EachBatchPayload, number>();
+  const epochOf = new WeakMap<LaneWork, number>();
   let stopping = false;
 
   const laneOf = (topic: string, partition: number): Lane => {
     const key = `${topic}\u0000${String(partition)}`;
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = { topic, partition, tail: Promise.resolve(), pending: 0, epoch: 0, next: 0n };
+      lane = { topic, partition, queue: [], queuedBytes: 0, done: [], epoch: 0, next: 0n };
       lanes.set(key, lane);
     }
     return lane;
+  };
+
+  /** Empties the lane's queue; returns the resolvers of those waiting for what it held. */
+  const clear = (lane: Lane): (() => void)[] => {
+    lane.queue = [];
+    lane.queuedBytes = 0;
+    lane.resume?.();
+    lane.resume = undefined;
+    return lane.done.splice(0);
+  };
+  const drop = (lane: Lane) => {
+    lane.epoch++;
+    for (const resolve of clear(lane)) resolve();
   };
 
   const seek = (lane: Lane, offset: bigint) => {
@@ -71,63 +103,76 @@ export function partitionLanes(
     }
   };
 
-  const failed = async (lane: Lane, payload: EachBatchPayload, error: unknown) => {
-    if (stopping || epochAtAccept.get(payload) !== lane.epoch) return;
-    lane.epoch++;
-    const first = BigInt(payload.batch.messages[0]?.offset ?? lane.next);
+  const failed = async (lane: Lane, work: LaneWork, error: unknown) => {
+    if (stopping || epochOf.get(work) !== lane.epoch) return;
+    drop(lane);
+    const first = BigInt(work.messages[0]?.offset ?? lane.next);
     logger.error(
       { err: error, topic: lane.topic, partition: lane.partition, offset: first.toString() },
-      'batch failed: its partition is read again from its first command',
+      'commands failed: their partition is read again from the first of them',
     );
-    await sleep(RETRY_MS);
     lane.restartAt = first;
     lane.next = first;
+    await sleep(RETRY_MS);
     seek(lane, first);
   };
 
-  return {
+  const runLane = async (lane: Lane) => {
+    while (lane.queue.length > 0 && !stopping) {
+      const taken = lane.queue;
+      const answered = clear(lane);
+      const payload = taken.at(-1);
+      if (payload === undefined) continue;
+      const work: LaneWork = {
+        topic: lane.topic,
+        partition: lane.partition,
+        messages: taken.flatMap(({ batch }) => batch.messages),
+        payload,
+      };
+      epochOf.set(work, lane.epoch);
+      await answer(work, self).catch((error: unknown) => failed(lane, work, error));
+      for (const resolve of answered) resolve();
+    }
+    lane.run = undefined;
+  };
+
+  const self: PartitionLanes = {
     accept(payload) {
       const { topic, partition, messages } = payload.batch;
       const [first, last] = [messages[0], messages.at(-1)];
-      if (stopping || first === undefined || last === undefined) return;
+      if (first === undefined || last === undefined) return Promise.resolve();
+      // Not taken, and so fetched again: not at once.
+      if (stopping) return sleep(MAX_FETCH_HOLD_MS);
       const lane = laneOf(topic, partition);
       if (lane.restartAt !== undefined) {
-        if (BigInt(first.offset) > lane.restartAt) return;
+        if (BigInt(first.offset) > lane.restartAt) return sleep(MAX_FETCH_HOLD_MS);
         lane.restartAt = undefined;
       }
-      epochAtAccept.set(payload, lane.epoch);
-      lane.pending++;
+      lane.queue.push(payload);
+      lane.queuedBytes += messages.reduce((total, { value }) => total + (value?.length ?? 0), 0);
       lane.next = BigInt(last.offset) + 1n;
       payload.resolveOffset(last.offset);
-      if (lane.pending >= MAX_PENDING_BATCHES) lane.resume ??= payload.pause();
-      lane.tail = lane.tail
-        .then(() => {
-          if (stopping || epochAtAccept.get(payload) !== lane.epoch) return undefined;
-          return answer(payload).catch((error: unknown) => failed(lane, payload, error));
-        })
-        .finally(() => {
-          lane.pending--;
-          if (lane.pending < MAX_PENDING_BATCHES && lane.resume !== undefined) {
-            lane.resume();
-            lane.resume = undefined;
-          }
-        });
+      if (lane.queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
+      const answered = new Promise<void>((resolve) => lane.done.push(resolve));
+      lane.run ??= runLane(lane);
+      return Promise.race([answered, sleep(MAX_FETCH_HOLD_MS)]);
     },
     assigned(partitionsByTopic) {
       for (const lane of lanes.values()) {
-        if (lane.pending === 0) continue;
+        if (lane.run === undefined) continue;
         if (partitionsByTopic[lane.topic]?.includes(lane.partition)) seek(lane, lane.next);
-        else lane.epoch++;
+        else drop(lane);
       }
     },
-    current: (payload) => {
-      const { topic, partition } = payload.batch;
-      return epochAtAccept.get(payload) === laneOf(topic, partition).epoch;
+    current(work) {
+      return epochOf.get(work) === laneOf(work.topic, work.partition).epoch;
     },
     running: () => !stopping,
     async stop() {
       stopping = true;
-      await Promise.all([...lanes.values()].map(({ tail }) => tail));
+      for (const lane of lanes.values()) for (const resolve of clear(lane)) resolve();
+      await Promise.all([...lanes.values()].flatMap(({ run }) => (run === undefined ? [] : [run])));
     },
   };
+  return self;
 }
