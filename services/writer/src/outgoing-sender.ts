@@ -41,8 +41,6 @@ export interface OutgoingSender {
  * waiting, and a reply to a topic that is gone must not hold every partition for 30 s.
  */
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
-/** Sends in flight at once: one that Kafka refuses for ~1.5 s holds only the batches it carries. */
-const SENDS_AT_ONCE = 1;
 const MAX_KNOWN_TOPICS = 1_000;
 
 export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<OutgoingSender> {
@@ -70,13 +68,10 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
     return fresh;
   };
 
-  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(
-    async (batches) => {
-      const written = await sendBatch(producer, batches.flat());
-      return batches.map(() => written);
-    },
-    { concurrency: SENDS_AT_ONCE },
-  );
+  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(async (batches) => {
+    const written = await sendBatch(producer, batches.flat());
+    return batches.map(() => written);
+  });
   const sendKnown = async (items: readonly Outgoing[]): Promise<Refused[]> => {
     if (items.length === 0) return [];
     const used = producer;
@@ -119,7 +114,7 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
   };
 }
 
-/** The reply topics written to before, the most recent MAX_KNOWN_TOPICS of them. */
+/** The reply topics that took a reply, the last MAX_KNOWN_TOPICS of them. */
 function knownTopics() {
   const topics = new Set<string>();
   return {
@@ -128,8 +123,10 @@ function knownTopics() {
       const toKnown: Outgoing[] = [];
       const untried = new Map<string, Outgoing[]>();
       for (const item of outgoing) {
-        if (item.command === undefined || topics.has(item.topic)) toKnown.push(item);
-        else untried.set(item.topic, [...(untried.get(item.topic) ?? []), item]);
+        const alone = item.command !== undefined && !topics.has(item.topic);
+        if (!alone) toKnown.push(item);
+        else if (untried.has(item.topic)) untried.get(item.topic)?.push(item);
+        else untried.set(item.topic, [item]);
       }
       return [toKnown, untried];
     },
