@@ -15,6 +15,7 @@ function batchAt(partition: number, offsets: string[], valueBytes = 16) {
       ),
     },
     isRunning: () => true,
+    isStale: vi.fn(() => false),
     resolveOffset: vi.fn(),
     pause: vi.fn(() => resume),
   };
@@ -90,31 +91,57 @@ describe('Partition lanes', () => {
     expect(beyond.resume).toHaveBeenCalledOnce();
   });
 
-  it('When work fails, then what is queued or fetched behind it is dropped and its partition is read again from its first command', async () => {
+  it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {
     const { lanes, finish, seek, offsets } = controllableLanes();
-    const [failing, queued, fetchedWhileWaiting, fetchedBeforeSeek, again] = [
+    const [failing, queued, fetchedBeforeSeek, again] = [
       batchAt(0, ['5', '6']),
       batchAt(0, ['7']),
       batchAt(0, ['8']),
-      batchAt(0, ['9']),
-      batchAt(0, ['5', '6', '7', '8', '9']),
+      batchAt(0, ['5', '6', '7', '8']),
     ];
 
     await lanes.accept(failing.payload);
     await lanes.accept(queued.payload);
     finish[0]?.(new Error('unexpected'));
     await settle();
-    await lanes.accept(fetchedWhileWaiting.payload);
-    await vi.waitFor(() => {
-      expect(seek).toHaveBeenCalledWith({ topic: 'plants.create', partition: 0, offset: '5' });
+
+    expect(seek).toHaveBeenCalledExactlyOnceWith({
+      topic: 'plants.create',
+      partition: 0,
+      offset: '5',
     });
+    expect(failing.pause).toHaveBeenCalledOnce();
+    fetchedBeforeSeek.isStale.mockReturnValue(true);
     await lanes.accept(fetchedBeforeSeek.payload);
+    await vi.waitFor(() => {
+      expect(failing.resume).toHaveBeenCalledOnce();
+    });
     await lanes.accept(again.payload);
     await settle();
 
-    expect(offsets()).toEqual(['0:5,6', '0:5,6,7,8,9']);
-    expect(fetchedWhileWaiting.resolveOffset).not.toHaveBeenCalled();
+    expect(offsets()).toEqual(['0:5,6', '0:5,6,7,8']);
     expect(fetchedBeforeSeek.resolveOffset).not.toHaveBeenCalled();
+  });
+
+  it('When a busy partition is given away and back, then it is not fetched past what was dropped from its lane', async () => {
+    const { lanes, finish, seek, offsets, started } = controllableLanes();
+    const [inHand, dropped, fetchedAgain] = [
+      batchAt(0, ['1']),
+      batchAt(0, ['2']),
+      batchAt(0, ['1', '2']),
+    ];
+    await lanes.accept(inHand.payload);
+    await lanes.accept(dropped.payload);
+
+    lanes.assigned({ 'plants.create': [] });
+    lanes.assigned({ 'plants.create': [0] });
+    await lanes.accept(fetchedAgain.payload);
+    finish[0]?.();
+    await settle();
+
+    expect(seek).not.toHaveBeenCalled();
+    expect(started[0] && lanes.current(started[0].work)).toBe(false);
+    expect(offsets()).toEqual(['0:1', '0:1,2']);
   });
 
   it('When a rebalance gives a partition away, then what queued for it is dropped and its work in hand is not to be committed; a partition kept is fetched past what its lane holds', async () => {

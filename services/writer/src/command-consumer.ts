@@ -136,15 +136,16 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
     // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
     // a writer stopped with SIGTERM must still commit the batch it just answered.
     commit: coalescer<Done, undefined>(async (done) => {
-      const [first] = done;
-      if (first === undefined) return [];
+      // Through the newest payload: after kafkajs restarted its consumer, older ones are dead.
+      const newest = done.at(-1);
+      if (newest === undefined) return [];
       const byTopic = groupByTopic(
         done.map(({ payload: { batch }, offset }) => [
           batch.topic,
           { partition: batch.partition, offset },
         ]),
       );
-      await first.payload.commitOffsetsIfNecessary({
+      await newest.payload.commitOffsetsIfNecessary({
         topics: byTopic.map(([topic, partitions]) => ({ topic, partitions })),
       });
       return done.map(() => undefined);

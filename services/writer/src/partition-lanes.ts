@@ -45,10 +45,11 @@ interface Lane {
   run?: Promise<void> | undefined;
   /** Bumped when the lane's queue is dropped, so that work in hand is not committed. */
   epoch: number;
-  /** The offset after the last batch queued. */
-  next: bigint;
-  /** After a seek back to this offset, batches fetched from past it are dropped. */
-  restartAt?: bigint | undefined;
+  /**
+   * The offset after the last batch queued; unknown once the queue was dropped, until a batch is
+   * queued again (a seek past a dropped queue would skip its commands).
+   */
+  next?: bigint | undefined;
   resume?: (() => void) | undefined;
 }
 
@@ -75,7 +76,7 @@ export function partitionLanes(
     const key = `${topic}\u0000${String(partition)}`;
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = { topic, partition, queue: [], queuedBytes: 0, done: [], epoch: 0, next: 0n };
+      lane = { topic, partition, queue: [], queuedBytes: 0, done: [], epoch: 0 };
       lanes.set(key, lane);
     }
     return lane;
@@ -91,6 +92,7 @@ export function partitionLanes(
   };
   const drop = (lane: Lane) => {
     lane.epoch++;
+    lane.next = undefined;
     for (const resolve of clear(lane)) resolve();
   };
 
@@ -103,18 +105,21 @@ export function partitionLanes(
     }
   };
 
-  const failed = async (lane: Lane, work: LaneWork, error: unknown) => {
-    if (stopping || epochOf.get(work) !== lane.epoch) return;
+  /**
+   * Drops what is queued behind failed work and seeks its partition back to its first command:
+   * kafkajs then drops what it fetched past it (`isStale`), and reads from there once the
+   * partition is resumed, RETRY_MS later, so that a failure that repeats does not spin.
+   */
+  const failed = (lane: Lane, work: LaneWork, error: unknown) => {
+    const first = work.messages[0]?.offset;
+    if (stopping || epochOf.get(work) !== lane.epoch || first === undefined) return;
     drop(lane);
-    const first = BigInt(work.messages[0]?.offset ?? lane.next);
     logger.error(
-      { err: error, topic: lane.topic, partition: lane.partition, offset: first.toString() },
+      { err: error, topic: lane.topic, partition: lane.partition, offset: first },
       'commands failed: their partition is read again from the first of them',
     );
-    lane.restartAt = first;
-    lane.next = first;
-    await sleep(RETRY_MS);
-    seek(lane, first);
+    seek(lane, BigInt(first));
+    setTimeout(work.payload.pause(), RETRY_MS);
   };
 
   const runLane = async (lane: Lane) => {
@@ -130,7 +135,9 @@ export function partitionLanes(
         payload,
       };
       epochOf.set(work, lane.epoch);
-      await answer(work, self).catch((error: unknown) => failed(lane, work, error));
+      await answer(work, self).catch((error: unknown) => {
+        failed(lane, work, error);
+      });
       for (const resolve of answered) resolve();
     }
     lane.run = undefined;
@@ -140,18 +147,19 @@ export function partitionLanes(
     accept(payload) {
       const { topic, partition, messages } = payload.batch;
       const [first, last] = [messages[0], messages.at(-1)];
-      if (first === undefined || last === undefined) return Promise.resolve();
+      if (first === undefined || last === undefined || payload.isStale()) return Promise.resolve();
       // Not taken, and so fetched again: not at once.
       if (stopping) return sleep(MAX_FETCH_HOLD_MS);
-      const lane = laneOf(topic, partition);
-      if (lane.restartAt !== undefined) {
-        if (BigInt(first.offset) > lane.restartAt) return sleep(MAX_FETCH_HOLD_MS);
-        lane.restartAt = undefined;
+      try {
+        payload.resolveOffset(last.offset);
+      } catch {
+        // kafkajs's offsets no longer hold the topic: every partition of it was just given away.
+        return Promise.resolve();
       }
+      const lane = laneOf(topic, partition);
       lane.queue.push(payload);
       lane.queuedBytes += messages.reduce((total, { value }) => total + (value?.length ?? 0), 0);
       lane.next = BigInt(last.offset) + 1n;
-      payload.resolveOffset(last.offset);
       if (lane.queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
       const answered = new Promise<void>((resolve) => lane.done.push(resolve));
       lane.run ??= runLane(lane);
@@ -160,8 +168,8 @@ export function partitionLanes(
     assigned(partitionsByTopic) {
       for (const lane of lanes.values()) {
         if (lane.run === undefined) continue;
-        if (partitionsByTopic[lane.topic]?.includes(lane.partition)) seek(lane, lane.next);
-        else drop(lane);
+        if (!partitionsByTopic[lane.topic]?.includes(lane.partition)) drop(lane);
+        else if (lane.next !== undefined) seek(lane, lane.next);
       }
     },
     current(work) {
