@@ -170,6 +170,18 @@ describe('Partition lanes', () => {
     expect(offsets()).toEqual(['0:1', '1:10', '1:11,12']);
   });
 
+  it('When a batch of a partition given away arrives after the rebalance, then it is not taken', async () => {
+    const { lanes, offsets } = controllableLanes();
+    const late = batchAt(0, ['4']);
+
+    lanes.assigned({ 'plants.create': [1] });
+    await lanes.accept(late.payload);
+    await lanes.accept(batchAt(1, ['9']).payload);
+
+    expect(late.resolveOffset).not.toHaveBeenCalled();
+    expect(offsets()).toEqual(['1:9']);
+  });
+
   it('When stopped, then the work in hand finishes and may be committed, what queued behind it is dropped, and no more is taken', async () => {
     const { lanes, finish, offsets, started } = controllableLanes();
     const [inHand, behind, afterStop] = [batchAt(0, ['1']), batchAt(0, ['2']), batchAt(1, ['3'])];

@@ -70,6 +70,8 @@ export function partitionLanes(
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
   const epochOf = new WeakMap<LaneWork, number>();
+  /** The partitions of the last assignment; undefined until the first. */
+  let owned: Record<string, number[]> | undefined;
   let stopping = false;
 
   const laneOf = (topic: string, partition: number): Lane => {
@@ -148,6 +150,8 @@ export function partitionLanes(
       const { topic, partition, messages } = payload.batch;
       const [first, last] = [messages[0], messages.at(-1)];
       if (first === undefined || last === undefined || payload.isStale()) return Promise.resolve();
+      // A fetch that was under way when the group rejoined can hand over a partition given away.
+      if (owned !== undefined && !owned[topic]?.includes(partition)) return Promise.resolve();
       // Not taken, and so fetched again: not at once.
       if (stopping) return sleep(MAX_FETCH_HOLD_MS);
       try {
@@ -166,6 +170,7 @@ export function partitionLanes(
       return Promise.race([answered, sleep(MAX_FETCH_HOLD_MS)]);
     },
     assigned(partitionsByTopic) {
+      owned = partitionsByTopic;
       for (const lane of lanes.values()) {
         if (lane.run === undefined) continue;
         if (!partitionsByTopic[lane.topic]?.includes(lane.partition)) drop(lane);
