@@ -381,9 +381,7 @@ const answers = (c: Context) => (message: KafkaMessage) => {
  */
 async function repliesTo(c: Context): Promise<unknown[]> {
   await harness.arrival(harness.topics.replies, answers(c));
-  return (await harness.received(harness.topics.replies, 1))
-    .filter(({ message }) => answers(c)(message))
-    .map(json);
+  return repliesSoFar(c);
 }
 
 /** The case's replies that arrived by the time the next command was answered. */

@@ -92,10 +92,14 @@ export function partitionLanes(
     lane.resume = undefined;
     return lane.done.splice(0);
   };
+  /** Empties the lane's queue and lets those waiting for what it held go on. */
+  const release = (lane: Lane) => {
+    for (const resolve of clear(lane)) resolve();
+  };
   const drop = (lane: Lane) => {
     lane.epoch++;
     lane.next = undefined;
-    for (const resolve of clear(lane)) resolve();
+    release(lane);
   };
 
   const seek = (lane: Lane, offset: bigint) => {
@@ -183,7 +187,7 @@ export function partitionLanes(
     running: () => !stopping,
     async stop() {
       stopping = true;
-      for (const lane of lanes.values()) for (const resolve of clear(lane)) resolve();
+      for (const lane of lanes.values()) release(lane);
       await Promise.all([...lanes.values()].flatMap(({ run }) => (run === undefined ? [] : [run])));
     },
   };
