@@ -1,6 +1,7 @@
 # One image for both services; the command selects which:
 #   node services/gateway/src/main.ts   (the default)
 #   node services/writer/src/main.ts
+# NODE_OPTIONS: scripts/node-options.json, the same options the npm scripts give the services.
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no compile step: the
 # first stage only installs the production dependencies, the second copies them beside the sources.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim

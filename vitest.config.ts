@@ -1,10 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/** `npm test` runs every project; `npm run test:unit|test:integration|test:deploy` one. */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/{gateway,writer,infra}/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'deploy',
+          include: ['test/deploy/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
 import { projectRoot } from './paths.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 
@@ -9,9 +10,10 @@ export const WRITER_MAIN = 'services/writer/src/main.ts';
  * V8 sizes its heap from the machine's memory: under steady load it grew the young generation to
  * 2 × 64 MiB and let the old one reach ~120 MiB before its first full collection, a one-time
  * RSS step of 20–40 % a minute into a soak. These caps keep the RSS flat at no measured cost in
- * throughput (docs/performance.md). The npm scripts and the Dockerfile set the same flags.
+ * throughput (docs/performance.md). `npm run start:gateway|start:writer` read the same file, and
+ * a test holds the Dockerfile's NODE_OPTIONS to it.
  */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'] as const;
+export const SERVICE_NODE_FLAGS: readonly string[] = nodeOptions.services;
 
 export interface NodeServiceOptions {
   name: string;

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
 import { GATEWAY_MAIN, WRITER_MAIN } from '../../deploy/local/node-service.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import {
@@ -75,6 +76,13 @@ describe('The image, assembled from the Dockerfile without a container engine', 
     expect(development.map(([path]) => path).filter((path) => existsSync(join(app, path)))).toEqual(
       [],
     );
+  });
+
+  it('When a service starts from the image, then its NODE_OPTIONS are those the npm scripts give it, from scripts/node-options.json', () => {
+    expect(image.env.NODE_OPTIONS?.split(' ')).toEqual([
+      ...nodeOptions.everyScript,
+      ...nodeOptions.services,
+    ]);
   });
 
   it('When the gateway runs the image’s command and the writer its Deployment’s, as the image’s user with only the image’s environment, then a create is answered 200, both documents are served, and both services export their spans', async () => {

@@ -9,7 +9,7 @@ import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'fuzz', 'requirements.txt');
 const MIN_PYTHON = [3, 11] as const;
-const NEEDED = 'needed to install and run schemathesis for test/gateway/fuzz.response.test.ts';
+const NEEDED = 'needed to install and run schemathesis for test/deploy/fuzz.response.test.ts';
 const INSTALL_PYTHON =
   'install Python 3.11 or newer with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv)';
 

@@ -2,11 +2,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { isAlive } from '../deploy/local/orphans.ts';
-import { projectRoot } from '../deploy/local/paths.ts';
-import { freePort } from '../deploy/local/ports.ts';
-import { childPids } from './support/infra-process.ts';
-import { temporaryDirectory } from './support/local-servers.ts';
+import { isAlive } from '../../deploy/local/orphans.ts';
+import { projectRoot } from '../../deploy/local/paths.ts';
+import { freePort } from '../../deploy/local/ports.ts';
+import { childPids } from '../support/infra-process.ts';
+import { temporaryDirectory } from '../support/local-servers.ts';
 
 describe('npm start', () => {
   it('When started, then it prints a URL and a development token with which the README curl returns 200, and Ctrl-C stops everything', async () => {

@@ -1,0 +1,150 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { isAlive } from '../../deploy/local/orphans.ts';
+import { projectRoot } from '../../deploy/local/paths.ts';
+import { freePort } from '../../deploy/local/ports.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+import { olderNodeDirectory } from '../support/older-node.ts';
+
+let clone: string;
+let path: string;
+
+/** What a clone holds: the files git tracks or would track, without node_modules. */
+async function copyWorkingTree(to: string): Promise<void> {
+  const files = execFileSync(
+    'git',
+    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+    },
+  )
+    .split('\0')
+    .filter((file) => file !== '' && existsSync(join(projectRoot, file)));
+  for (const file of files) {
+    await mkdir(dirname(join(to, file)), { recursive: true });
+    await copyFile(join(projectRoot, file), join(to, file));
+  }
+}
+
+/** Every process below `root`, from /proc. */
+function descendants(root: number): number[] {
+  const children = spawnSync('pgrep', ['-P', String(root)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+beforeAll(async () => {
+  clone = await mkdtemp(join(tmpdir(), 'plant-store-clone-'));
+  await copyWorkingTree(clone);
+  path = [olderNodeDirectory(), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
+}, 120_000);
+afterAll(() => rm(clone, { recursive: true, force: true }));
+
+describe('The first command on a fresh clone, with an older Node first on PATH', () => {
+  it('When `npm start` is the first command, then it installs the dependencies, starts on the pinned Node, the README curl returns 200, and Ctrl-C stops everything', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start', '--', '--dir', join(clone, '.local', 'start')], {
+      cwd: clone,
+      env: {
+        PATH: path,
+        HOME: process.env.HOME,
+        PORT: String(port),
+        KAFKA_BROKERS: inject('kafkaBrokers'),
+        MONGODB_URI: inject('mongoUri'),
+        MONGODB_DATABASE: `test-fresh-clone-${String(port)}`,
+        AUTH_TOKENS: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own, as a terminal's foreground job: Ctrl-C signals all of it.
+      detached: true,
+    });
+    onTestFinished(() => {
+      for (const pid of descendants(npm.pid ?? 0)) process.kill(pid, 'SIGKILL');
+      npm.kill('SIGKILL');
+    });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ctrl-C stops everything.')) resolve();
+      };
+      npm.stdout.on('data', collect);
+      npm.stderr.on('data', collect);
+      void exited.then(() => {
+        reject(new Error(`npm start exited early:\n${output}`));
+      });
+    });
+    const processes = descendants(npm.pid ?? 0);
+    const token = /Development token: (\S+)/.exec(output)?.[1] ?? '';
+
+    const response = await fetch(`http://127.0.0.1:${String(port)}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
+    });
+
+    expect(output).toContain('dependencies are missing; running `npm ci` once.');
+    expect(output).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+    process.kill(-(npm.pid ?? 0), 'SIGINT');
+    await exited;
+    expect(output.match(/SIGINT: stopping/g)).toEqual(['SIGINT: stopping']);
+    expect(processes.filter(isAlive)).toEqual([]);
+  }, 180_000);
+
+  // Once installed, npm puts node_modules/.bin first on PATH; a fresh clone's shell has not: it
+  // runs each script's line with the older Node, as here.
+  const scripts = packageJson.scripts as Record<string, string>;
+  const typeScript = Object.keys(scripts).filter((name) =>
+    scripts[name]?.startsWith('node scripts/run.mjs'),
+  );
+  const expectations: Record<string, { args: string[]; prints: string }> = {
+    'start:gateway': { args: [], prints: 'Invalid configuration: KAFKA_BROKERS must be set' },
+    'start:writer': { args: [], prints: 'Invalid configuration: KAFKA_BROKERS must be set' },
+    test: { args: ['--project', 'unit', 'test/unit/bench-percentile.test.ts'], prints: '1 passed' },
+    'test:unit': { args: ['test/unit/bench-percentile.test.ts'], prints: '1 passed' },
+  };
+
+  it('When any other script runs TypeScript, then it starts with scripts/run.mjs', () => {
+    expect(typeScript.toSorted()).toEqual(
+      [
+        ...Object.keys(expectations),
+        'bench',
+        'chaos',
+        'dlq',
+        'infra',
+        'start',
+        'test:deploy',
+        'test:integration',
+      ].toSorted(),
+    );
+  });
+
+  it.for(typeScript.filter((name) => !name.startsWith('test:') || name === 'test:unit'))(
+    'When `npm run %s` starts on the older Node, then its TypeScript runs on the pinned one',
+    (name) => {
+      const { args, prints } = expectations[name] ?? {
+        args: ['--no-such-option'],
+        prints: "Unknown option '--no-such-option'",
+      };
+
+      const result = spawnSync('sh', ['-c', `${scripts[name] ?? ''} "$@"`, 'sh', ...args], {
+        cwd: clone,
+        env: { PATH: path, HOME: process.env.HOME },
+        encoding: 'utf8',
+      });
+
+      expect(`${result.stdout}${result.stderr}`).toContain(prints);
+      expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+    },
+  );
+});
