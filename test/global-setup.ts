@@ -18,7 +18,7 @@ interface SharedServers {
   servers: Promise<TestServers>;
   users: number;
 }
-const shared = process as NodeJS.Process & { plantStoreTestServers?: SharedServers };
+const shared = process as NodeJS.Process & { plantStoreTestServers?: SharedServers | undefined };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const first = shared.plantStoreTestServers === undefined;

@@ -11,10 +11,13 @@ describe('Requests waiting for writers are bounded', () => {
     const create = (id: number) => gateway.post(`{"id": ${id}, "name": "Fern"}`);
 
     const waiting = [create(1), create(2)];
+    let waitingAnswered = false;
+    void Promise.all(waiting).then(() => {
+      waitingAnswered = true;
+    });
     await expect.poll(() => commandsPublished(gateway)).toBe(2);
-    const startedAt = Date.now();
     const refused = await create(3);
-    const refusedAfterMs = Date.now() - startedAt;
+    const refusedWhileOthersWait = !waitingAnswered;
 
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
@@ -22,7 +25,7 @@ describe('Requests waiting for writers are bounded', () => {
       error: 5030,
       message: '2 requests are already waiting for writers; retry shortly',
     });
-    expect(refusedAfterMs).toBeLessThan(1_000);
+    expect(refusedWhileOthersWait).toBe(true);
     expect((await Promise.all(waiting)).map(({ statusCode }) => statusCode)).toEqual([504, 504]);
     expect(await commandsPublished(gateway)).toBe(2);
     expect((await create(4)).statusCode).toBe(504);

@@ -1,5 +1,4 @@
 import { createConnection, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { attachGateway, commandsPublished, TOKEN } from '../support/gateway.ts';
 import { startTestWriter } from '../support/writer.ts';
@@ -44,7 +43,7 @@ describe('Gateway while it stops', () => {
 
     const stopped = gateway.stop();
     const readiness = await gateway.app.inject({ method: 'GET', url: '/readyz' });
-    await sleep(50);
+    await expect.poll(() => gateway.app.server.listening).toBe(false);
     late.end(`\r\n${body}`);
     const lateAnswer = await text(late);
     await stopped;

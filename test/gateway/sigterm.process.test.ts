@@ -13,35 +13,31 @@ describe('A gateway process stopped with SIGTERM under load', () => {
     const { process: gateway, url } = await services.startGateway('gateway', {
       SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
     });
-    const answers = new Map<number, Answer & { at: number }>();
+    const answers = new Map<number, Answer & { order: number }>();
     let nextId = 1;
     const client = async () => {
       for (;;) {
         const id = nextId++;
         const answer = await postPlant(url, `{"id": ${String(id)}, "name": "Plant ${String(id)}"}`);
-        answers.set(id, { ...answer, at: Date.now() });
+        answers.set(id, { ...answer, order: answers.size });
         if ('error' in answer) return;
       }
     };
     const load = Promise.all(Array.from({ length: 8 }, client));
     await expect.poll(() => answers.size, { timeout: 30_000 }).toBeGreaterThan(200);
 
-    const signalledAt = Date.now();
     gateway.kill('SIGTERM');
     // The signal reaches the process asynchronously: a probe sent in the same instant may be
     // read first, so probe until the first 503.
     let readiness = await fetch(`${url}/readyz`);
-    while (readiness.status === 200 && Date.now() - signalledAt < DRAIN_MS) {
-      readiness = await fetch(`${url}/readyz`);
-    }
-    const readinessAfterMs = Date.now() - signalledAt;
+    while (readiness.status === 200) readiness = await fetch(`${url}/readyz`);
+    const answeredBeforeNotReady = answers.size;
     const exit = await gateway.exited;
     await load;
 
     expect(readiness.status).toBe(503);
     expect(readiness.headers.get('retry-after')).toBe('1');
     expect(await readiness.json()).toEqual({ error: 5030, message: 'Not ready: shutting down' });
-    expect(readinessAfterMs).toBeLessThan(DRAIN_MS / 4);
     expect(exit).toEqual({ code: 0, signal: null });
 
     // A client that ignores /readyz may still race the closing listener: its connection is
@@ -57,7 +53,9 @@ describe('A gateway process stopped with SIGTERM under load', () => {
     const created = [...answers].filter(
       ([, answer]) => 'status' in answer && answer.status === 200,
     );
-    const servedWhileDraining = created.filter(([, answer]) => answer.at > signalledAt + 100);
+    const servedWhileDraining = created.filter(
+      ([, answer]) => answer.order >= answeredBeforeNotReady,
+    );
     expect(servedWhileDraining.length).toBeGreaterThan(0);
     for (const [id, answer] of created) {
       expect('body' in answer && JSON.parse(answer.body)).toEqual({ name: `Plant ${String(id)}` });

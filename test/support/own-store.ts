@@ -22,6 +22,9 @@ export async function ownStore() {
     useBigInt64: true,
     serverSelectionTimeoutMS: 5_000,
   });
+  // As the writer's entry point does too. A client first used while its server is down connects
+  // on that use, and a failed first connect closes the topology under operations already waiting.
+  await client.connect();
   onTestFinished(async () => {
     await client.close();
     await server.stop();

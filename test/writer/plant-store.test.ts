@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { plantStore, type StoredPlant } from '../../services/writer/src/plant-store.ts';
+import { localServersUnavailable } from '../support/local-servers.ts';
+import { ownStore } from '../support/own-store.ts';
 
 /** A database of this test's own, with `stored` already in it as "Earlier". */
 async function storeHolding(stored: readonly bigint[]): Promise<Db> {
@@ -54,4 +56,16 @@ describe('The writer’s store', () => {
     expect(sorted(await store.insertNew(plants(80, 40)))).toEqual([]);
     await expectStoredOnce(db, 120, stored);
   });
+
+  it.skipIf(localServersUnavailable)(
+    'When the store goes away under a connected client, then an insert fails instead of reporting every plant new',
+    async () => {
+      const store = await ownStore();
+      await store.stop();
+
+      const inserting = plantStore(store.db).insertNew(plants(1, 30));
+
+      await expect(inserting).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
+    },
+  );
 });

@@ -1,11 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
-import { startWriter } from '../../services/writer/src/writer.ts';
+import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 import { ownStore } from '../support/own-store.ts';
 import { json, startTestWriter, writerOptions } from '../support/writer.ts';
+
+/** How many times a writer found the store unavailable and waited for it. */
+async function storeRetries(writer: Writer): Promise<number> {
+  return (await writer.metrics.storeRetries.get()).values[0]?.value ?? 0;
+}
 
 /** Enough ids that every partition has a batch waiting on the store. */
 const IDS = Array.from({ length: 12 }, (_, index) => String(index + 1));
@@ -23,8 +28,8 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
 
     await store.stop();
     await harness.sendCommand('9', '{"id": 9, "name": "Orchid"}');
-    // Nothing can be observed happening, so give the writer time to (wrongly) answer or commit.
-    await sleep(3_000);
+    // The writer has tried the command's batch and found the store down.
+    await expect.poll(() => storeRetries(writer), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     const admin = harness.kafka.admin();
     await admin.connect();
     const [committed] = await admin.fetchOffsets({
@@ -33,6 +38,7 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     });
     await admin.disconnect();
     expect(committed?.partitions.every(({ offset }) => offset === '-1')).toBe(true);
+    expect(await harness.received(harness.topics.replies, 0)).toEqual([]);
 
     await store.start();
     const [reply] = await harness.received(harness.topics.replies, 1);
@@ -68,7 +74,13 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     await Promise.all(
       IDS.map((id) => harness.sendCommand(id, `{"id": ${id}, "name": "Fern ${id}"}`)),
     );
-    await sleep(9_000);
+    // Both writers hold batches that found the store down. The claim is about a duration: one
+    // session timeout later, a writer whose waiting batch had stopped its heartbeats would have
+    // been removed from the group.
+    for (const writer of writers) {
+      await expect.poll(() => storeRetries(writer), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    }
+    await sleep(SESSION_TIMEOUT_MS + 1_000);
     const during = await members();
     await store.start();
     const replies = await harness.received(harness.topics.replies, IDS.length);

@@ -61,10 +61,20 @@ export function plantStore(db: Db): PlantStore {
   };
 }
 
-/** Rethrows anything but duplicate-key failures: those batches must be retried, not answered. */
+/**
+ * The ids a failed insert found stored already, when duplicates are all that failed: every
+ * document inserted or refused as a duplicate, and the write concern met. Anything else is
+ * rethrown, for the batch must be retried, not answered. A lost connection also comes as a bulk
+ * error, with no write error at all and nothing inserted: that is not "every plant was new".
+ */
 function idsAlreadyStored(error: unknown, documents: readonly StoredPlant[]): Set<bigint> {
   if (!(error instanceof MongoBulkWriteError)) throw error;
   const writeErrors: WriteError[] = [error.writeErrors].flat();
-  if (writeErrors.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
+  const onlyDuplicates =
+    writeErrors.length > 0 &&
+    writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY) &&
+    error.insertedCount + writeErrors.length === documents.length &&
+    error.result.getWriteConcernError() === undefined;
+  if (!onlyDuplicates) throw error;
   return new Set(writeErrors.map((writeError) => documents[writeError.index]?._id ?? 0n));
 }

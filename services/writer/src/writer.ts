@@ -30,6 +30,12 @@ export interface Writer {
   stop(): Promise<void>;
 }
 
+/**
+ * The broker's least (group.min.session.timeout.ms): a writer that dies without leaving the group
+ * holds its partitions this long.
+ */
+export const SESSION_TIMEOUT_MS = 6_000;
+
 export async function startWriter(options: WriterOptions): Promise<Writer> {
   const topics = options.topics ?? TOPICS;
   const { kafka, logger } = options;
@@ -38,9 +44,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const groupId = options.groupId ?? WRITER_GROUP;
   const consumer = kafka.consumer({
     groupId,
-    // The broker's least (group.min.session.timeout.ms): a writer that dies without leaving the
-    // group holds its partitions this long.
-    sessionTimeout: 6_000,
+    sessionTimeout: SESSION_TIMEOUT_MS,
     // kafkajs heartbeats only between fetches, and a rebalance is noticed on a heartbeat: a short
     // fetch wait and heartbeat interval let the others take over a stopped writer's partitions
     // within a second (an idle fetch wait of 1 s made it 1.0–1.3 s), and bound how long
