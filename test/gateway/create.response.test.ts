@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
 import { startTestGateway } from '../support/gateway.ts';
+import { aPlant } from '../support/plants.ts';
 
 describe('POST /plants', () => {
   it('When a valid NewPlant is posted, then it answers 200 with the Plant and stores it', async () => {
@@ -57,7 +58,7 @@ describe('POST /plants', () => {
     async (id) => {
       const gateway = await startTestGateway();
 
-      const response = await gateway.post(`{"id": ${id}, "name": "Fern"}`);
+      const response = await gateway.post(aPlant({ id: BigInt(id) }).body);
 
       expect(response.statusCode).toBe(200);
       expect(
@@ -69,12 +70,13 @@ describe('POST /plants', () => {
   it('When the same plant is posted again, then it answers 200 again; with another name, 400/4009', async () => {
     const gateway = await startTestGateway();
 
-    const first = await gateway.post('{"id": 21, "name": "Ficus"}');
-    const retry = await gateway.post('{"id": 21, "name": "Ficus"}');
-    const conflict = await gateway.post('{"id": 21, "name": "Cactus"}');
+    const ficus = aPlant({ id: 21, name: 'Ficus' });
+    const first = await gateway.post(ficus.body);
+    const retry = await gateway.post(ficus.body);
+    const conflict = await gateway.post(ficus.with({ name: 'Cactus' }).body);
 
     expect([first.statusCode, retry.statusCode]).toEqual([200, 200]);
-    expect(retry.json()).toEqual({ name: 'Ficus' });
+    expect(retry.json()).toEqual(ficus.answer);
     expect(conflict.statusCode).toBe(400);
     expect(conflict.json()).toEqual({
       error: 4009,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandsPublished, startTestGateway } from '../support/gateway.ts';
+import { aPlant } from '../support/plants.ts';
 
 describe('Requests waiting for writers are bounded', () => {
   it('When MAX_IN_FLIGHT requests already wait for a writer, then the next gets 503/5030 with Retry-After at once and is not published', async () => {
@@ -8,15 +9,15 @@ describe('Requests waiting for writers are bounded', () => {
       maxInFlight: 2,
       replyTimeoutMs: 3_000,
     });
-    const create = (id: number) => gateway.post(`{"id": ${id}, "name": "Fern"}`);
+    const create = () => gateway.post(aPlant().body);
 
-    const waiting = [create(1), create(2)];
+    const waiting = [create(), create()];
     let waitingAnswered = false;
     void Promise.all(waiting).then(() => {
       waitingAnswered = true;
     });
     await expect.poll(() => commandsPublished(gateway)).toBe(2);
-    const refused = await create(3);
+    const refused = await create();
     const refusedWhileOthersWait = !waitingAnswered;
 
     expect(refused.statusCode).toBe(503);
@@ -28,6 +29,6 @@ describe('Requests waiting for writers are bounded', () => {
     expect(refusedWhileOthersWait).toBe(true);
     expect((await Promise.all(waiting)).map(({ statusCode }) => statusCode)).toEqual([504, 504]);
     expect(await commandsPublished(gateway)).toBe(2);
-    expect((await create(4)).statusCode).toBe(504);
+    expect((await create()).statusCode).toBe(504);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startTestGateway, TOKEN, type GatewayHarness } from '../support/gateway.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
+import { aPlant } from '../support/plants.ts';
 import { abandonedPost } from '../support/http-client.ts';
 import { exchange, rawRequest } from '../support/raw-http.ts';
 
@@ -15,16 +16,17 @@ describe('GET /metrics on the gateway', () => {
   it('When creates were answered 200, 4009, 4000, 4001 and 401, then each outcome, the request durations by route and the Kafka sends are counted', async () => {
     const gateway = await startTestGateway();
 
-    for (const id of [1, 2, 3]) {
-      expect((await gateway.post(`{"id": ${String(id)}, "name": "Fern"}`)).statusCode).toBe(200);
+    const fern = aPlant();
+    for (const plant of [fern, aPlant(), aPlant()]) {
+      expect((await gateway.post(plant.body)).statusCode).toBe(200);
     }
-    expect((await gateway.post('{"id": 1, "name": "Not a fern"}')).json()).toMatchObject({
+    expect((await gateway.post(fern.with({ name: 'Not a fern' }).body)).json()).toMatchObject({
       error: 4009,
     });
     expect((await gateway.post('{"id": 4}')).json()).toMatchObject({ error: 4000 });
     expect((await gateway.post('{"id": 4,')).json()).toMatchObject({ error: 4001 });
     expect(
-      (await gateway.post('{"id": 5, "name": "Fern"}', { authorization: 'Bearer wrong' })).json(),
+      (await gateway.post(aPlant().body, { authorization: 'Bearer wrong' })).json(),
     ).toMatchObject({ error: 4010 });
     expect((await gateway.request({ method: 'GET', url: '/plants/1' })).statusCode).toBe(404);
     const samples = await scrape(gateway);

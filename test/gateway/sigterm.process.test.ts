@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { commandsPublished } from '../support/gateway.ts';
 import { postPlant, type Answer } from '../support/http-client.ts';
+import { aPlant } from '../support/plants.ts';
 import { serviceProcesses } from '../support/services.ts';
 import { startTestWriter } from '../support/writer.ts';
+
+const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 const DRAIN_MS = 1_000;
 
@@ -13,13 +16,12 @@ describe('A gateway process stopped with SIGTERM under load', () => {
     const { process: gateway, url } = await services.startGateway('gateway', {
       SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
     });
-    const answers = new Map<number, Answer & { order: number }>();
-    let nextId = 1;
+    const answers = new Map<bigint, Answer & { order: number }>();
     const client = async () => {
       for (;;) {
-        const id = nextId++;
-        const answer = await postPlant(url, `{"id": ${String(id)}, "name": "Plant ${String(id)}"}`);
-        answers.set(id, { ...answer, order: answers.size });
+        const plant = aPlant();
+        const answer = await postPlant(url, plant.body);
+        answers.set(plant.id, { ...answer, order: answers.size });
         if ('error' in answer) return;
       }
     };
@@ -58,14 +60,14 @@ describe('A gateway process stopped with SIGTERM under load', () => {
     );
     expect(servedWhileDraining.length).toBeGreaterThan(0);
     for (const [id, answer] of created) {
-      expect('body' in answer && JSON.parse(answer.body)).toEqual({ name: `Plant ${String(id)}` });
+      expect('body' in answer && JSON.parse(answer.body)).toEqual(aPlant({ id }).answer);
     }
     const stored = await harness.db
       .collection<{ _id: bigint }>('plants')
       .find({}, { projection: { _id: 1 } })
       .toArray();
-    expect(stored.map(({ _id }) => Number(_id)).sort((a, b) => a - b)).toEqual(
-      created.map(([id]) => id).sort((a, b) => a - b),
+    expect(stored.map(({ _id }) => _id).sort(byValue)).toEqual(
+      created.map(([id]) => id).sort(byValue),
     );
     expect(await commandsPublished(harness)).toBe(created.length);
   });

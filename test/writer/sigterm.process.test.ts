@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { attachGateway } from '../support/gateway.ts';
+import { aPlant } from '../support/plants.ts';
 import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
 import { PARTITIONS, startTestWriter } from '../support/writer.ts';
 
@@ -15,17 +16,16 @@ describe('A writer process stopped with SIGTERM under load', () => {
     await admin.connect();
 
     const answers = new Map<
-      number,
+      bigint,
       { status: number; body: unknown; startedAt: number; ms: number }
     >();
-    let nextId = 1;
     let loading = true;
     const client = async () => {
       while (loading) {
-        const id = nextId++;
+        const plant = aPlant();
         const startedAt = Date.now();
-        const response = await post(`{"id": ${String(id)}, "name": "Plant ${String(id)}"}`);
-        answers.set(id, {
+        const response = await post(plant.body);
+        answers.set(plant.id, {
           status: response.statusCode,
           body: response.json(),
           startedAt,
@@ -85,10 +85,12 @@ describe('A writer process stopped with SIGTERM under load', () => {
       'stopping: finishing the batch in hand, committing, leaving the group',
     );
     expect([...answers.values()].filter(({ status }) => status !== 200)).toEqual([]);
-    for (const [id, { body }] of answers) expect(body).toEqual({ name: `Plant ${String(id)}` });
+    for (const [id, { body }] of answers) expect(body).toEqual(aPlant({ id }).answer);
     expect(
-      stored.map(({ _id, name }) => [Number(_id), name]).sort(([a], [b]) => Number(a) - Number(b)),
-    ).toEqual([...answers.keys()].sort((a, b) => a - b).map((id) => [id, `Plant ${String(id)}`]));
+      stored.map(({ _id, name }) => [_id, name]).sort(([a], [b]) => Number(a) - Number(b)),
+    ).toEqual(
+      [...answers.keys()].sort((a, b) => Number(a - b)).map((id) => [id, aPlant({ id }).name]),
+    );
     expect(ends).toHaveLength(PARTITIONS);
   });
 });

@@ -5,6 +5,7 @@ import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '../../services/wri
 import { createLogger } from '../../shared/logger.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 import { ownStore } from '../support/own-store.ts';
+import { aPlant } from '../support/plants.ts';
 import { json, startTestWriter, writerOptions } from '../support/writer.ts';
 
 /** How many times a writer found the store unavailable and waited for it. */
@@ -12,8 +13,8 @@ async function storeRetries(writer: Writer): Promise<number> {
   return (await writer.metrics.storeRetries.get()).values[0]?.value ?? 0;
 }
 
-/** Enough ids that every partition has a batch waiting on the store. */
-const IDS = Array.from({ length: 12 }, (_, index) => String(index + 1));
+/** Enough plants that every partition has a batch waiting on the store. */
+const FERNS = Array.from({ length: 12 }, () => aPlant());
 
 describe.skipIf(localServersUnavailable)('Writer while the store is down', () => {
   it('When the store is unreachable, then the command is neither answered nor committed, and after recovery it answers 200', async () => {
@@ -27,7 +28,8 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     onTestFinished(() => writer.stop());
 
     await store.stop();
-    await harness.sendCommand('9', '{"id": 9, "name": "Orchid"}');
+    const orchid = aPlant({ name: 'Orchid' });
+    await harness.sendCommand(String(orchid.id), orchid.body);
     // The writer has tried the command's batch and found the store down.
     await expect.poll(() => storeRetries(writer), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     const admin = harness.kafka.admin();
@@ -43,8 +45,10 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     await store.start();
     const [reply] = await harness.received(harness.topics.replies, 1);
 
-    expect(json(reply)).toEqual({ status: 200, plant: { name: 'Orchid' } });
-    expect(await store.db.collection<StoredPlant>('plants').countDocuments({ _id: 9n })).toBe(1);
+    expect(json(reply)).toEqual({ status: 200, plant: orchid.answer });
+    expect(
+      await store.db.collection<StoredPlant>('plants').countDocuments({ _id: orchid.id }),
+    ).toBe(1);
   });
 
   it('When the store is down longer than the session timeout, then two writers keep their group membership (no rebalance) and answer once it is back', async () => {
@@ -71,9 +75,7 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     const before = await members();
 
     await store.stop();
-    await Promise.all(
-      IDS.map((id) => harness.sendCommand(id, `{"id": ${id}, "name": "Fern ${id}"}`)),
-    );
+    await Promise.all(FERNS.map((fern) => harness.sendCommand(String(fern.id), fern.body)));
     // Both writers hold batches that found the store down. The claim is about a duration: one
     // session timeout later, a writer whose waiting batch had stopped its heartbeats would have
     // been removed from the group.
@@ -83,12 +85,12 @@ describe.skipIf(localServersUnavailable)('Writer while the store is down', () =>
     await sleep(SESSION_TIMEOUT_MS + 1_000);
     const during = await members();
     await store.start();
-    const replies = await harness.received(harness.topics.replies, IDS.length);
+    const replies = await harness.received(harness.topics.replies, FERNS.length);
 
     expect(during).toEqual(before);
     expect(await members()).toEqual(before);
     expect(replies.map(json)).toEqual(
-      expect.arrayContaining(IDS.map((id) => ({ status: 200, plant: { name: `Fern ${id}` } }))),
+      expect.arrayContaining(FERNS.map((fern) => ({ status: 200, plant: fern.answer }))),
     );
   });
 });
