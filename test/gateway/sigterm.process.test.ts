@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandsPublished } from '../support/gateway.ts';
 import { postPlant, type Answer } from '../support/http-client.ts';
@@ -70,5 +71,39 @@ describe('A gateway process stopped with SIGTERM under load', () => {
       created.map(([id]) => id).sort(byValue),
     );
     expect(await commandsPublished(harness)).toBe(created.length);
+  });
+});
+
+describe('A gateway process whose stop is cut short', () => {
+  it('When a second SIGTERM arrives while it drains, then it exits 1 at once, saying why', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const services = serviceProcesses(harness);
+    const { process: gateway } = await services.startGateway('gateway-twice', {
+      SHUTDOWN_DRAIN_MS: '600000',
+    });
+    const log = () => readFileSync(gateway.logFile, 'utf8');
+
+    gateway.kill('SIGTERM');
+    await expect.poll(log, { timeout: 10_000 }).toContain('stopping: refusing new requests');
+    gateway.kill('SIGTERM');
+
+    expect(await gateway.exited).toEqual({ code: 1, signal: null });
+    expect(log()).toContain('second signal: exiting before the stop finished');
+  });
+
+  it('When its stop outlasts SHUTDOWN_TIMEOUT_MS, then it exits 1, saying so', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const services = serviceProcesses(harness);
+    const { process: gateway } = await services.startGateway('gateway-slow-stop', {
+      SHUTDOWN_DRAIN_MS: '600000',
+      SHUTDOWN_TIMEOUT_MS: '200',
+    });
+
+    gateway.kill('SIGTERM');
+
+    expect(await gateway.exited).toEqual({ code: 1, signal: null });
+    expect(readFileSync(gateway.logFile, 'utf8')).toContain(
+      'the stop took longer than SHUTDOWN_TIMEOUT_MS: exiting',
+    );
   });
 });

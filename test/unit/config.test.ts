@@ -16,6 +16,7 @@ describe('Configuration read at boot', () => {
       HOST: '127.0.0.1',
       METRICS_PORT: 9464,
       LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: 25_000,
     });
     expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
     expect(() => readWriterConfig({ ...required, METRICS_PORT: '70000' })).toThrow(

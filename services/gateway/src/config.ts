@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import { ConfigError, readConfig, sharedSettings } from '../../../shared/config.ts';
+import { shutdownSettings } from '../../../shared/shutdown.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
 
 /** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
@@ -20,6 +21,7 @@ const JWT_ALGORITHMS = [
 
 export const GatewayConfig = Type.Object({
   ...sharedSettings,
+  ...shutdownSettings,
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   AUTH_TOKENS: Type.Optional(

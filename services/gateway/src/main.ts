@@ -2,6 +2,7 @@
 import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
+import { exitOnSignal } from '../../../shared/shutdown.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
@@ -28,18 +29,9 @@ const gateway = await startGateway({
 });
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'stopping: refusing new requests, answering those in flight');
-    gateway
-      .stop()
-      .then(() => tracing.shutdown())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  });
-}
+exitOnSignal({
+  logger,
+  stopping: 'stopping: refusing new requests, answering those in flight',
+  stop: () => gateway.stop().then(() => tracing.shutdown()),
+  timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+});

@@ -1,9 +1,11 @@
 import Type from 'typebox';
 import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
 import { readConfig, sharedSettings } from '../../../shared/config.ts';
+import { shutdownSettings } from '../../../shared/shutdown.ts';
 
 export const WriterConfig = Type.Object({
   ...sharedSettings,
+  ...shutdownSettings,
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
   KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),

@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import { configOrExit, topicsOf } from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
+import { exitOnSignal } from '../../../shared/shutdown.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readWriterConfig } from './config.ts';
 import { startHealthServer } from './health-server.ts';
@@ -34,18 +35,12 @@ const health = await startHealthServer(writer, {
   logger,
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'stopping: finishing the batch in hand, committing, leaving the group');
-    writer
-      .stop()
-      .then(() => Promise.all([mongo.close(), health.close(), tracing.shutdown()]))
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  });
-}
+exitOnSignal({
+  logger,
+  stopping: 'stopping: finishing the batch in hand, committing, leaving the group',
+  stop: async () => {
+    await writer.stop();
+    await Promise.all([mongo.close(), health.close(), tracing.shutdown()]);
+  },
+  timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+});

@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+
+interface Run {
+  /** Resolves once the process printed `text`. */
+  printed(text: string): Promise<void>;
+  output(): string;
+  kill(signal: NodeJS.Signals): void;
+  exited: Promise<number | null>;
+}
+
+function start(args: string[] = [], env: NodeJS.ProcessEnv = {}): Run {
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, 'fixtures', 'stop-forever.ts'), ...args],
+    {
+      env: { ...process.env, ...env },
+    },
+  );
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const check of waiters) check();
+  });
+  return {
+    printed: (text) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (output.includes(text)) resolve();
+        };
+        waiters.add(check);
+        check();
+      }),
+    output: () => output,
+    kill: (signal) => child.kill(signal),
+    exited: new Promise((resolve) => child.once('exit', resolve)),
+  };
+}
+
+describe('A service’s stop on SIGINT or SIGTERM', () => {
+  it('When the stop finishes, then the process exits 0', async () => {
+    const run = start(['--stop-in', '10']);
+    await run.printed('ready');
+
+    run.kill('SIGTERM');
+
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toContain('"msg":"stopping"');
+  });
+
+  it('When a second signal arrives while it stops, then the process exits 1 at once, saying why', async () => {
+    const run = start();
+    await run.printed('ready');
+    run.kill('SIGINT');
+    await run.printed('"msg":"stopping"');
+
+    run.kill('SIGINT');
+
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('second signal: exiting before the stop finished');
+  });
+
+  it('When the stop outlasts SHUTDOWN_TIMEOUT_MS, then the process exits 1, saying so', async () => {
+    const run = start([], { SHUTDOWN_TIMEOUT_MS: '50' });
+    await run.printed('ready');
+
+    run.kill('SIGTERM');
+
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('the stop took longer than SHUTDOWN_TIMEOUT_MS: exiting');
+  });
+});
