@@ -5,25 +5,6 @@ import { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
 /** On the wire the id is a JSON integer with every digit; after lossless parsing, a bigint. */
 export const INT64_ON_THE_WIRE = { type: 'integer', format: 'int64' } as const;
 
-/** When each `error` value is answered; the example of each names it. */
-const WHEN: Record<Exclude<ErrorKind, 'notFound'>, string> = {
-  invalidPlant: 'the body does not match NewPlant (no coercion: "name": 123 and "tag": null too)',
-  invalidJson: 'the body is not JSON, empty, not UTF-8, not I-JSON or carries a prototype key',
-  malformedRequest: 'malformed HTTP (framing, headers, URL); the connection is closed',
-  conflictingPlant: 'a plant with this id exists with another name or tag',
-  unauthorized: 'the bearer token is missing, malformed or not valid',
-  requestTimeout: 'the request was not received completely in time; the connection is closed',
-  bodyTooLarge: 'the body is larger than the configured limit',
-  unsupportedMediaType: 'Content-Type is not application/json (UTF-8), or is sent twice',
-  expectationFailed: 'Expect asks for something other than 100-continue',
-  tooManyRequests: 'this token made more creates in the last minute than allowed',
-  headersTooLarge: 'the request line and headers are larger than 16 KiB',
-  internal: 'unexpected internal error (details only in the log)',
-  unavailable:
-    'Kafka cannot take the command, too many requests wait for writers, or shutting down',
-  replyTimeout: 'no writer answered in time; the outcome is unknown and an identical retry is safe',
-};
-
 const RETRY_AFTER = {
   description: 'Seconds to wait before retrying',
   required: true,
@@ -112,7 +93,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         examples: Object.fromEntries(
           errors.map((kind) => [
             kind,
-            { summary: WHEN[kind], value: { error: ERRORS[kind].error, message: '…' } },
+            { summary: ERRORS[kind].when, value: { error: ERRORS[kind].error, message: '…' } },
           ]),
         ),
       },
