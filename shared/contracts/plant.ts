@@ -34,3 +34,6 @@ export function plantOf(plant: NewPlant | Plant): Plant {
 export function samePlant(a: Plant, b: Plant): boolean {
   return a.name === b.name && a.tag === b.tag;
 }
+
+/** On the wire the id is a JSON integer with every digit; after lossless parsing, a bigint. */
+export const INT64_ON_THE_WIRE = { type: 'integer', format: 'int64' } as const;

@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
 import { ConfigError, readConfig, sharedSettings } from '../../../shared/config.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
@@ -60,6 +61,15 @@ export interface Authentication {
   authTokens: string[];
   jwt?: JwtOptions;
 }
+
+/** What an unset variable means for the HTTP layer: the bench's baselines run with these. */
+export const HTTP_DEFAULTS = Value.Default(
+  Type.Pick(GatewayConfig, ['BODY_LIMIT_BYTES', 'REQUEST_TIMEOUT_MS', 'MAX_EVENT_LOOP_DELAY_MS']),
+  {},
+) as Pick<
+  Static<typeof GatewayConfig>,
+  'BODY_LIMIT_BYTES' | 'REQUEST_TIMEOUT_MS' | 'MAX_EVENT_LOOP_DELAY_MS'
+>;
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readConfig(GatewayConfig, env);

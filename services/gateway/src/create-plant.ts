@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
-import type { Counter } from 'prom-client';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
-import { ApiError } from './api-error.ts';
 import type { CommandPublisher } from './command-publisher.ts';
 import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
 
@@ -19,53 +17,48 @@ export interface CreateRequest {
   trace: Context;
 }
 
+/** What became of a create: a writer's answer, or why there is none. */
+export type CreateOutcome =
+  | { kind: 'answered'; reply: Reply }
+  /** `waiting` requests already wait for writers: refused rather than queued. */
+  | { kind: 'busy'; waiting: number }
+  /** Kafka did not take the command; nothing was published. */
+  | { kind: 'unpublished'; cause: unknown }
+  /** Published, but no writer answered within `afterMs`: the outcome is unknown. */
+  | { kind: 'timedOut'; afterMs: number };
+
+export type CreatePlant = (plant: NewPlant, request: CreateRequest) => Promise<CreateOutcome>;
+
 export interface CreatePlantDeps {
   publisher: CommandPublisher;
   waiter: ReplyWaiter;
   replyTimeoutMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
-  replyTimeouts: Counter;
 }
 
-/** Publishes the create command and waits for a writer's answer, which is the HTTP answer. */
-export async function createPlant(
-  plant: NewPlant,
-  request: CreateRequest,
-  deps: CreatePlantDeps,
-): Promise<Reply> {
-  if (deps.waiter.waiting >= deps.maxInFlight) {
-    throw new ApiError(
-      'unavailable',
-      `${deps.maxInFlight} requests are already waiting for writers; retry shortly`,
-      { headers: { 'retry-after': '1' } },
-    );
-  }
-  const correlationId = randomUUID();
-  const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
-  try {
-    await deps.publisher.publish({
-      plant,
-      correlationId,
-      requestId: request.id,
-      trace: request.trace,
-      deadline: Date.now() + deps.replyTimeoutMs,
-    });
-  } catch (error) {
-    deps.waiter.cancel(correlationId);
-    throw new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
-      cause: error,
-      headers: { 'retry-after': '1' },
-    });
-  }
-  request.log.debug({ correlationId, plantId: plant.id.toString() }, 'create command published');
-  const outcome = await reply;
-  if (outcome === TIMED_OUT) {
-    deps.replyTimeouts.inc();
-    throw new ApiError(
-      'replyTimeout',
-      `No writer answered within ${deps.replyTimeoutMs} ms; the outcome is unknown and an identical retry is safe`,
-    );
-  }
-  return outcome;
+/** Publishes the create command and waits for a writer's answer. */
+export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
+  return async (plant, request) => {
+    if (deps.waiter.waiting >= deps.maxInFlight) return { kind: 'busy', waiting: deps.maxInFlight };
+    const correlationId = randomUUID();
+    const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
+    try {
+      await deps.publisher.publish({
+        plant,
+        correlationId,
+        requestId: request.id,
+        trace: request.trace,
+        deadline: Date.now() + deps.replyTimeoutMs,
+      });
+    } catch (cause) {
+      deps.waiter.cancel(correlationId);
+      return { kind: 'unpublished', cause };
+    }
+    request.log.debug({ correlationId, plantId: plant.id.toString() }, 'create command published');
+    const answer = await reply;
+    return answer === TIMED_OUT
+      ? { kind: 'timedOut', afterMs: deps.replyTimeoutMs }
+      : { kind: 'answered', reply: answer };
+  };
 }

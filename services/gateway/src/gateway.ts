@@ -4,12 +4,12 @@ import { TOPICS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { buildApp, type GatewayApp } from './app.ts';
-import { commandPublisher } from './command-publisher.ts';
-import { createPlant } from './create-plant.ts';
-import { startReplyConsumer } from './reply-consumer.ts';
+import { HTTP_DEFAULTS } from './config.ts';
+import type { CreatePlant } from './create-plant.ts';
 import { replyWaiter } from './reply-waiter.ts';
 import { jwtVerifier, type JwtOptions } from './jwt-tokens.ts';
 import { gatewayMetrics } from './metrics.ts';
+import { createsWith, kafkaCreates } from './plugins/creates.ts';
 import { staticTokenVerifier } from './static-tokens.ts';
 
 export interface GatewayOptions {
@@ -51,10 +51,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await ensureTopics(options.kafka, topics, options.partitions);
   const waiter = replyWaiter();
   const metrics = gatewayMetrics(() => waiter.waiting);
-  const [publisher, replies] = await Promise.all([
-    commandPublisher(options.kafka, topics, metrics.produceDuration),
-    startReplyConsumer(options.kafka, topics.replies, waiter),
-  ]);
   let stopped: Promise<void> | undefined;
   let closing = false;
   const app = await buildApp({
@@ -65,14 +61,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.rateLimitPerMinute === undefined
       ? {}
       : { rateLimitPerMinute: options.rateLimitPerMinute }),
-    createPlant: (plant, request) =>
-      createPlant(plant, request, {
-        publisher,
-        waiter,
-        replyTimeoutMs: options.replyTimeoutMs,
-        maxInFlight: options.maxInFlight,
-        replyTimeouts: metrics.replyTimeouts,
-      }),
+    creates: kafkaCreates({
+      kafka: options.kafka,
+      topics,
+      waiter,
+      produceDuration: metrics.produceDuration,
+      replyTimeoutMs: options.replyTimeoutMs,
+      maxInFlight: options.maxInFlight,
+    }),
     metrics,
     topics,
     maxEventLoopDelayMs: options.maxEventLoopDelayMs,
@@ -81,7 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       : { eventLoopSampleMs: options.eventLoopSampleMs }),
     notReadyReason: () => {
       if (stopped !== undefined) return 'shutting down';
-      return replies.isReady() ? undefined : 'the reply consumer is not assigned yet';
+      return app.replyConsumer.isReady() ? undefined : 'the reply consumer is not assigned yet';
     },
     isStopping: () => closing,
   });
@@ -91,10 +87,33 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       stopped ??= (async () => {
         await sleep(options.shutdownDrainMs);
         closing = true;
+        // Answers the requests in flight, then disconnects the Kafka clients (their onClose).
         await app.close();
-        await Promise.all([publisher.disconnect(), replies.disconnect()]);
       })();
       return stopped;
     },
   };
+}
+
+/**
+ * The gateway's HTTP layer with its default settings and `createPlant` behind POST /plants
+ * instead of Kafka: the bench's baselines, behind the same authentication, parsing and errors.
+ */
+export function baselineApp(options: {
+  logger: Logger;
+  authTokens: readonly string[];
+  createPlant: CreatePlant;
+}): Promise<GatewayApp> {
+  return buildApp({
+    logger: options.logger,
+    tokenVerifiers: [staticTokenVerifier(options.authTokens)],
+    bodyLimitBytes: HTTP_DEFAULTS.BODY_LIMIT_BYTES,
+    requestTimeoutMs: HTTP_DEFAULTS.REQUEST_TIMEOUT_MS,
+    maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
+    creates: createsWith(options.createPlant),
+    metrics: gatewayMetrics(() => 0),
+    topics: TOPICS,
+    notReadyReason: () => undefined,
+    isStopping: () => false,
+  });
 }

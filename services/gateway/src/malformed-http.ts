@@ -20,8 +20,11 @@ const PARSER_REFUSALS: Record<string, ApiError> = {
   ),
 };
 const MALFORMED = new ApiError('malformedRequest', 'Malformed HTTP request');
-/** The status written straight onto a socket, for a request Fastify had already routed. */
-const rawAnswers = new WeakMap<Duplex, number>();
+/**
+ * The status `answerClientError` wrote straight onto a socket: a request whose body came too
+ * slowly or broke its framing was routed by Fastify before Node refused it, and is timed with it.
+ */
+export type RawAnswers = WeakMap<Duplex, number>;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /**
@@ -29,7 +32,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
  * beside a Transfer-Encoding, oversized headers, a body slower than the request timeout) get the
  * Error shape too, then the connection is closed.
  */
-export function answerClientError(logger: Logger) {
+export function answerClientError(logger: Logger, rawAnswers: RawAnswers) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     logger.debug({ err: error }, 'HTTP request refused by the parser');
@@ -43,14 +46,6 @@ export function answerClientError(logger: Logger) {
     rawAnswers.set(socket, refusal.status);
     socket.end(rawResponse(refusal), () => socket.destroy());
   };
-}
-
-/**
- * What `answerClientError` answered on this socket, if anything: a request whose body came too
- * slowly or broke its framing was routed by Fastify before Node refused it.
- */
-export function rawAnswerStatus(socket: Duplex): number | undefined {
-  return rawAnswers.get(socket);
 }
 
 /** The server's `connect` listener: nothing here is a proxy; without one, Node drops the socket. */

@@ -1,17 +1,5 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Logger } from '../../../shared/logger.ts';
 import { LATENCY_BUCKETS, serviceRegistry } from '../../../shared/metrics.ts';
-import { rawAnswerStatus } from './malformed-http.ts';
-
-const CLIENT_CLOSED_REQUEST = 499;
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -61,78 +49,4 @@ export function gatewayMetrics(waiting: () => number): GatewayMetrics {
       registers,
     }),
   };
-}
-
-/**
- * Times every request by route pattern, and counts the outcomes of POST /plants. A request whose
- * client leaves before its answer is timed when it leaves, as status 499 (nginx's "client closed
- * request"): otherwise the slowest requests, those clients gave up on, would vanish from the
- * histogram. Its create is still counted once the gateway has an outcome for it. A request Node
- * refused while its body arrived (408, 400) is timed with the status written for it. Call it
- * before other `onRequest` hooks, so that a client leaving during them is seen.
- */
-export function recordAnswers(
-  app: FastifyInstance<
-    RawServerDefault,
-    RawRequestDefaultExpression,
-    RawReplyDefaultExpression,
-    Logger
-  >,
-  metrics: GatewayMetrics,
-): void {
-  // Whichever comes first times a request: its answer, or its client leaving without one.
-  const timed = new WeakSet<FastifyRequest>();
-  const observeOnce = (request: FastifyRequest, reply: FastifyReply, status: number): boolean => {
-    if (timed.has(request)) return false;
-    timed.add(request);
-    metrics.httpDuration.observe(
-      {
-        method: request.method,
-        // Unmatched URLs share one label: a label per URL would let any client grow the series.
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: String(status),
-      },
-      reply.elapsedTime / 1_000,
-    );
-    return true;
-  };
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.raw.once('close', () => {
-      if (reply.raw.writableFinished) return;
-      const refused = rawAnswerStatus(request.raw.socket);
-      if (refused !== undefined) {
-        observeOnce(request, reply, refused);
-        return;
-      }
-      if (!observeOnce(request, reply, CLIENT_CLOSED_REQUEST)) return;
-      request.log.info(
-        { responseTime: reply.elapsedTime },
-        'client closed the connection before the answer',
-      );
-    });
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.method === 'POST' && request.routeOptions.url === '/plants') {
-      metrics.creates.inc({
-        code: reply.statusCode === 200 ? '200' : errorCodeOf(payload, reply.statusCode),
-      });
-    }
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    observeOnce(request, reply, reply.statusCode);
-    done();
-  });
-}
-
-/** The `error` of an Error body; the status when the body is not one. */
-function errorCodeOf(payload: unknown, status: number): string {
-  if (typeof payload !== 'string') return String(status);
-  try {
-    const { error } = JSON.parse(payload) as { error?: unknown };
-    return typeof error === 'number' ? String(error) : String(status);
-  } catch {
-    return String(status);
-  }
 }

@@ -1,9 +1,6 @@
 import { ERRORS, ErrorBody, type ErrorKind } from '../../../shared/contracts/errors.ts';
 import { MAX_JSON_DEPTH } from '../../../shared/contracts/json.ts';
-import { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
-
-/** On the wire the id is a JSON integer with every digit; after lossless parsing, a bigint. */
-export const INT64_ON_THE_WIRE = { type: 'integer', format: 'int64' } as const;
+import { INT64_ON_THE_WIRE, NewPlant, Plant } from '../../../shared/contracts/plant.ts';
 
 const RETRY_AFTER = {
   description: 'Seconds to wait before retrying',

@@ -7,14 +7,8 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import type {
-  FastifyInstance,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { IHeaders } from 'kafkajs';
-import type { Logger } from '../../../shared/logger.ts';
 import {
   messagingAttributes,
   traceContextOf,
@@ -34,14 +28,7 @@ const serverSpans = new WeakMap<IncomingMessage, Span>();
  * them; it ends when the response closes, answered or not. Neither headers nor the query string
  * are recorded: they may hold a token.
  */
-export function traceRequests(
-  app: FastifyInstance<
-    RawServerDefault,
-    RawRequestDefaultExpression,
-    RawReplyDefaultExpression,
-    Logger
-  >,
-): void {
+export function traceRequests(app: FastifyInstance): void {
   app.setChildLoggerFactory((logger, bindings, options, raw) =>
     logger.child({ ...bindings, ...traceLogFields(startServerSpan(raw)) }, options),
   );

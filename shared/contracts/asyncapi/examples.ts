@@ -1,8 +1,8 @@
-import { errorBody } from '../../../shared/contracts/errors.ts';
-import { HEADERS } from '../../../shared/contracts/kafka.ts';
-import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
-import { plantOf, type NewPlant } from '../../../shared/contracts/plant.ts';
-import type { Reply } from '../../../shared/contracts/reply.ts';
+import { errorBody } from '../errors.ts';
+import { HEADERS } from '../kafka.ts';
+import { decodeNewPlant } from '../new-plant.ts';
+import { plantOf, type NewPlant } from '../plant.ts';
+import type { Reply } from '../reply.ts';
 
 /** Above 2^53: a client that reads ids as doubles turns it into …992 and shows itself. */
 export const EXAMPLE_ID = 9007199254740993n;

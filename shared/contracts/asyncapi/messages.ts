@@ -1,9 +1,8 @@
-import { ERRORS } from '../../../shared/contracts/errors.ts';
-import { HEADERS } from '../../../shared/contracts/kafka.ts';
-import { MAX_JSON_DEPTH } from '../../../shared/contracts/json.ts';
-import { NewPlant } from '../../../shared/contracts/plant.ts';
-import { EXAMPLE_ID, kafkaExamples } from './asyncapi-examples.ts';
-import { INT64_ON_THE_WIRE } from './openapi.ts';
+import { ERRORS } from '../errors.ts';
+import { HEADERS } from '../kafka.ts';
+import { MAX_JSON_DEPTH } from '../json.ts';
+import { INT64_ON_THE_WIRE, NewPlant } from '../plant.ts';
+import { EXAMPLE_ID, kafkaExamples } from './examples.ts';
 
 export const BINDING_VERSION = '0.5.0';
 const text = (description: string, more: object = {}) => ({ type: 'string', description, ...more });

@@ -1,7 +1,7 @@
-import { HEADERS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
-import { stringifyJson } from '../../../shared/contracts/json.ts';
-import { Reply } from '../../../shared/contracts/reply.ts';
-import { BINDING_VERSION, kafkaMessages, NEW_PLANT_ON_THE_WIRE } from './asyncapi-messages.ts';
+import { HEADERS, WRITER_GROUP, type Topics } from '../kafka.ts';
+import { stringifyJson } from '../json.ts';
+import { Reply } from '../reply.ts';
+import { BINDING_VERSION, kafkaMessages, NEW_PLANT_ON_THE_WIRE } from './messages.ts';
 
 const DESCRIPTION = `Create plants by producing a command on the create topic, from any Kafka client; \
 this is what the HTTP gateway does for \`POST /plants\`. Header names are those of Spring's \

@@ -1,0 +1,27 @@
+import fp from 'fastify-plugin';
+import {
+  contentTypeProblem,
+  refuseConnect,
+  refuseExpectation,
+  requireOneHost,
+} from '../malformed-http.ts';
+
+/**
+ * What Node and Fastify would let through or answer in their own shape: CONNECT, an Expect other
+ * than 100-continue, a Host header missing or twice, a Content-Type twice or not in UTF-8. Bodies
+ * are read as bytes and parsed losslessly by the same decoder the writer uses, not by Fastify's
+ * JSON.parse.
+ */
+export const strictHttp = fp(
+  (app, _options, done) => {
+    app.server.on('connect', refuseConnect);
+    app.server.on('checkExpectation', refuseExpectation);
+    app.addHook('onRequest', requireOneHost);
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      done(contentTypeProblem(request.raw) ?? null, body);
+    });
+    done();
+  },
+  { name: 'strict-http' },
+);

@@ -1,0 +1,65 @@
+import type { FastifyPluginCallback } from 'fastify';
+import type { Counter } from 'prom-client';
+import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
+import { ApiError } from '../api-error.ts';
+import type { CreateOutcome } from '../create-plant.ts';
+import { requestTraceContext } from '../request-tracing.ts';
+
+export interface PlantRoutesOptions {
+  /** Creates each token may make per minute; unlimited when absent. */
+  rateLimitPerMinute?: number;
+  replyTimeouts: Counter;
+}
+
+const RETRY_SHORTLY = { headers: { 'retry-after': '1' } };
+
+/** The one place a create's outcome becomes an HTTP answer: a writer's reply, or a refusal. */
+function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiError {
+  switch (outcome.kind) {
+    case 'busy':
+      return new ApiError(
+        'unavailable',
+        `${String(outcome.waiting)} requests are already waiting for writers; retry shortly`,
+        RETRY_SHORTLY,
+      );
+    case 'unpublished':
+      return new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
+        cause: outcome.cause,
+        ...RETRY_SHORTLY,
+      });
+    case 'timedOut':
+      return new ApiError(
+        'replyTimeout',
+        `No writer answered within ${String(outcome.afterMs)} ms; the outcome is unknown and an identical retry is safe`,
+      );
+  }
+}
+
+/** POST /plants: authenticated, rate-limited per token, the body decoded losslessly. */
+export const plantRoutes: FastifyPluginCallback<PlantRoutesOptions> = (app, options, done) => {
+  app.post(
+    '/plants',
+    {
+      onRequest: app.authenticate,
+      ...(options.rateLimitPerMinute === undefined
+        ? {}
+        : { config: { rateLimit: { max: options.rateLimitPerMinute, timeWindow: 60_000 } } }),
+    },
+    async (request, reply) => {
+      const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
+      if (!checked.ok) return reply.code(400).send(checked.error);
+      const outcome = await app.createPlant(checked.plant, {
+        id: request.id,
+        log: request.log,
+        trace: requestTraceContext(request.raw),
+      });
+      if (outcome.kind === 'answered') {
+        const answer = outcome.reply;
+        return reply.code(answer.status).send(answer.status === 200 ? answer.plant : answer.error);
+      }
+      if (outcome.kind === 'timedOut') options.replyTimeouts.inc();
+      throw refusalOf(outcome);
+    },
+  );
+  done();
+};
