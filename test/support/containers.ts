@@ -9,13 +9,13 @@ const MONGODB_IMAGE = 'mongo:8.0';
  * Whether a container runtime answers. Without a daemon testcontainers fails within
  * milliseconds, but a hung daemon socket would make it wait forever, hence the race.
  */
-export async function containerRuntimeAnswers(): Promise<boolean> {
+export async function containerRuntimeAnswers(timeoutMs = RUNTIME_TIMEOUT_MS): Promise<boolean> {
   const { getContainerRuntimeClient } = await import('testcontainers');
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => {
       resolve(false);
-    }, RUNTIME_TIMEOUT_MS);
+    }, timeoutMs);
   });
   try {
     return await Promise.race([getContainerRuntimeClient().then(() => true), timeout]);

@@ -12,7 +12,7 @@ describe('Container runtime detection', () => {
     const env = { ...process.env };
     process.env.DOCKER_HOST = `unix://${socketPath}`;
     try {
-      expect(await containerRuntimeAnswers()).toBe(false);
+      expect(await containerRuntimeAnswers(100)).toBe(false);
     } finally {
       process.env = env;
       for (const socket of open) socket.destroy();
