@@ -1,5 +1,6 @@
 // `npm run chaos`: the local stack with 3 writers and 2 gateways under load while writers are
-// SIGKILLed, the broker and the store restart; then every answer is checked against the store.
+// stopped (SIGTERM) and killed (SIGKILL) and the broker and the store restart; then every answer is
+// checked against the store.
 // Exits 1 on any lost plant, wrong or unexpected answer, unsettled request, or too few creates.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -79,29 +80,35 @@ try {
     await act();
     faults.push({ name, at, restoredAt: Date.now() });
   };
+  /** Stops a writer with `signal`, starts a new one, and waits until the group has all three. */
+  const replaceWriter = async (index: number, signal: 'SIGTERM' | 'SIGKILL') => {
+    const before = await writerGroup();
+    writers[index]?.kill(signal);
+    await writers[index]?.exited;
+    const writer = startWriterProcess(`writer-${String(index + 1)}-${signal}`, { env, logDir });
+    writers[index] = writer;
+    // Stable with three members again, one of them new: the old one left, or its session expired.
+    await waitUntilReady(
+      writer,
+      async () => {
+        const now = await writerGroup();
+        if (!(
+          now.stable &&
+          now.members.length === WRITERS &&
+          now.members.some((id) => !before.members.includes(id))
+        )) {
+          throw new Error('the group has not replaced the stopped writer yet');
+        }
+      },
+      60_000,
+    );
+  };
+  // A rolling deploy's step: the writer finishes its work, commits and leaves the group.
+  await inject('SIGTERM writer-1, start a new one', () => replaceWriter(0, 'SIGTERM'));
   for (const index of [0, 1, 2]) {
-    await inject(`SIGKILL writer-${String(index + 1)}, start a new one`, async () => {
-      const before = await writerGroup();
-      writers[index]?.kill('SIGKILL');
-      await writers[index]?.exited;
-      const writer = startWriterProcess(`writer-${String(index + 1)}-again`, { env, logDir });
-      writers[index] = writer;
-      // Stable with three members again, one of them new: the killed one's session expired.
-      await waitUntilReady(
-        writer,
-        async () => {
-          const now = await writerGroup();
-          if (!(
-            now.stable &&
-            now.members.length === WRITERS &&
-            now.members.some((id) => !before.members.includes(id))
-          )) {
-            throw new Error('the group has not replaced the killed writer yet');
-          }
-        },
-        60_000,
-      );
-    });
+    await inject(`SIGKILL writer-${String(index + 1)}, start a new one`, () =>
+      replaceWriter(index, 'SIGKILL'),
+    );
   }
   await inject('restart the broker', () => stack.restart('kafka'));
   await inject('restart the store', () => stack.restart('mongo'));
