@@ -1,48 +1,22 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { isAlive } from '../../deploy/local/orphans.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import packageJson from '../../package.json' with { type: 'json' };
+import { watchOutput } from '../support/child-output.ts';
+import { descendantPids } from '../support/infra-process.ts';
 import { olderNodeDirectory } from '../support/older-node.ts';
+import { copyProjectFiles, projectFiles } from '../support/project-files.ts';
 
 let clone: string;
 let path: string;
 
-/** What a clone holds: the files git tracks or would track, without node_modules. */
-async function copyWorkingTree(to: string): Promise<void> {
-  const files = execFileSync(
-    'git',
-    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-    {
-      cwd: projectRoot,
-      encoding: 'utf8',
-    },
-  )
-    .split('\0')
-    .filter((file) => file !== '' && existsSync(join(projectRoot, file)));
-  for (const file of files) {
-    await mkdir(dirname(join(to, file)), { recursive: true });
-    await copyFile(join(projectRoot, file), join(to, file));
-  }
-}
-
-/** Every process below `root`, from /proc. */
-function descendants(root: number): number[] {
-  const children = spawnSync('pgrep', ['-P', String(root)], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean)
-    .map(Number);
-  return children.flatMap((child) => [child, ...descendants(child)]);
-}
-
 beforeAll(async () => {
   clone = await mkdtemp(join(tmpdir(), 'plant-store-clone-'));
-  await copyWorkingTree(clone);
+  await copyProjectFiles(projectFiles(), clone);
   path = [olderNodeDirectory(), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
 }, 120_000);
 afterAll(() => rm(clone, { recursive: true, force: true }));
@@ -66,24 +40,13 @@ describe('The first command on a fresh clone, with an older Node first on PATH',
       detached: true,
     });
     onTestFinished(() => {
-      for (const pid of descendants(npm.pid ?? 0)) process.kill(pid, 'SIGKILL');
+      for (const pid of descendantPids(npm.pid ?? 0)) process.kill(pid, 'SIGKILL');
       npm.kill('SIGKILL');
     });
-    let output = '';
-    const exited = new Promise<number | null>((resolve) => npm.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ctrl-C stops everything.')) resolve();
-      };
-      npm.stdout.on('data', collect);
-      npm.stderr.on('data', collect);
-      void exited.then(() => {
-        reject(new Error(`npm start exited early:\n${output}`));
-      });
-    });
-    const processes = descendants(npm.pid ?? 0);
-    const token = /Development token: (\S+)/.exec(output)?.[1] ?? '';
+    const { output, printed, exited } = watchOutput(npm, 'npm start');
+    await printed('Ctrl-C stops everything.');
+    const processes = descendantPids(npm.pid ?? 0);
+    const token = /Development token: (\S+)/.exec(output())?.[1] ?? '';
 
     const response = await fetch(`http://127.0.0.1:${String(port)}/plants`, {
       method: 'POST',
@@ -91,13 +54,13 @@ describe('The first command on a fresh clone, with an older Node first on PATH',
       body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
     });
 
-    expect(output).toContain('dependencies are missing; running `npm ci` once.');
-    expect(output).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+    expect(output()).toContain('dependencies are missing; running `npm ci` once.');
+    expect(output()).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
     process.kill(-(npm.pid ?? 0), 'SIGINT');
     await exited;
-    expect(output.match(/SIGINT: stopping/g)).toEqual(['SIGINT: stopping']);
+    expect(output().match(/SIGINT: stopping/g)).toEqual(['SIGINT: stopping']);
     expect(processes.filter(isAlive)).toEqual([]);
   }, 180_000);
 

@@ -53,7 +53,7 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
       expect(servers).toHaveLength(serversStarted(infra.output()));
 
       infra.child.kill(signal);
-      expect(await infra.exitCode).toBe(0);
+      expect(await infra.exited).toBe(0);
       expect(servers.filter(isAlive)).toEqual([]);
     },
   );
@@ -67,7 +67,7 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
 
     const infra = runInfra([...(await portArgs(dir)), '--mongodb-port', String(port)]);
 
-    expect(await infra.exitCode).toBe(1);
+    expect(await infra.exited).toBe(1);
     taken.close();
     expect(infra.output()).toContain(`${LOOPBACK}:${port} is already in use`);
     expect(infra.output()).toContain('--mongodb-port');
@@ -80,7 +80,7 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
     const servers = childPids(infra.child.pid ?? 0);
 
     infra.child.kill('SIGKILL');
-    await infra.exitCode;
+    await infra.exited;
     expect(servers.filter(isAlive)).toHaveLength(serversStarted(infra.output()));
     reapOrphans();
 

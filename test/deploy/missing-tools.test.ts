@@ -36,7 +36,7 @@ describe('Missing tools', () => {
       { PATH: bin, PLANT_STORE_CACHE_DIR: cache, HOME: dir },
     );
 
-    expect(await infra.exitCode).toBe(1);
+    expect(await infra.exited).toBe(1);
     const output = infra.output();
     expect(output).toContain('Missing java, mvn, go on PATH');
     expect(output).toContain('apt-get install openjdk-17-jre-headless');

@@ -5,6 +5,7 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { isAlive } from '../../deploy/local/orphans.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
+import { watchOutput } from '../support/child-output.ts';
 import { childPids } from '../support/infra-process.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
@@ -30,22 +31,10 @@ describe('npm start', () => {
     onTestFinished(() => {
       child.kill('SIGKILL');
     });
-    let output = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const ready = new Promise<void>((resolve, reject) => {
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ctrl-C stops everything.')) resolve();
-      };
-      child.stdout.on('data', collect);
-      child.stderr.on('data', collect);
-      void exited.then(() => {
-        reject(new Error(`npm start exited early:\n${output}`));
-      });
-    });
-    await ready;
+    const { output, printed, exited } = watchOutput(child, 'npm start');
+    await printed('Ctrl-C stops everything.');
     const services = childPids(child.pid ?? 0);
-    const token = /Development token: (\S+)/.exec(output)?.[1] ?? '';
+    const token = /Development token: (\S+)/.exec(output())?.[1] ?? '';
 
     const response = await fetch(`http://127.0.0.1:${port}/plants`, {
       method: 'POST',
@@ -53,7 +42,7 @@ describe('npm start', () => {
       body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
     });
 
-    expect(output).toContain(`Plant store ready at http://127.0.0.1:${port}`);
+    expect(output()).toContain(`Plant store ready at http://127.0.0.1:${port}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
     expect(services).toHaveLength(2);

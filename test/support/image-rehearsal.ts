@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmod, copyFile, cp, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
 import dockerignore from '@balena/dockerignore';
@@ -7,6 +6,7 @@ import type { NodeServiceOptions } from '../../deploy/local/node-service.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
 import { startServerProcess, type ServerProcess } from '../../deploy/local/server-process.ts';
+import { copyProjectFiles, projectFiles } from './project-files.ts';
 
 /** What the final stage of the Dockerfile leaves: its files and how a container starts. */
 export interface AssembledImage {
@@ -100,26 +100,11 @@ export async function assembleImage(dir: string, logFile: string): Promise<Assem
 
 /** The clone's files (tracked, or new and not git-ignored) that `.dockerignore` lets through. */
 async function buildContext(context: string): Promise<string> {
-  const files = execFileSync(
-    'git',
-    ['ls-files', '--cached', '--others', '--exclude-standard', '-z'],
-    {
-      cwd: projectRoot,
-      encoding: 'utf8',
-    },
-  )
-    .split('\0')
-    .filter((file) => file !== '');
   // Its types declare an ES default export over CommonJS; the factory is both.
   const rules = dockerignore
     .default()
     .add(await readFile(join(projectRoot, '.dockerignore'), 'utf8'));
-  for (const file of rules.filter(files)) {
-    // A file deleted but not yet staged is listed and absent.
-    if (!(await stat(join(projectRoot, file)).catch(() => null))) continue;
-    await mkdir(dirname(join(context, file)), { recursive: true });
-    await copyFile(join(projectRoot, file), join(context, file));
-  }
+  await copyProjectFiles(rules.filter(projectFiles()), context);
   return context;
 }
 

@@ -3,14 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { projectRoot } from '../../deploy/local/paths.ts';
+import { watchOutput, type ChildOutput } from './child-output.ts';
 
-export interface InfraRun {
+export interface InfraRun extends ChildOutput {
   readonly child: ChildProcess;
-  /** Everything printed so far, stdout and stderr together. */
-  output(): string;
-  /** Resolves once `text` was printed; rejects if the process exits first. */
-  printed(text: string): Promise<void>;
-  exitCode: Promise<number | null>;
 }
 
 /** Runs `npm run infra`'s entry point as a child process, as a user would. */
@@ -23,37 +19,10 @@ export function runInfra(args: readonly string[], env: NodeJS.ProcessEnv = proce
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  const waiters = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const check of waiters) check();
-  };
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
-  const exitCode = new Promise<number | null>((resolve) => child.once('exit', resolve));
   onTestFinished(() => {
     child.kill('SIGKILL');
   });
-  return {
-    child,
-    output: () => output,
-    exitCode,
-    printed: (text) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (output.includes(text)) {
-            waiters.delete(check);
-            resolve();
-          }
-        };
-        waiters.add(check);
-        check();
-        void exitCode.then(() => {
-          reject(new Error(`infra exited before printing "${text}":\n${output}`));
-        });
-      }),
-  };
+  return { child, ...watchOutput(child, 'infra') };
 }
 
 /** The pids of a process's direct children (Linux /proc). */
@@ -69,4 +38,9 @@ export function childPids(parent: number): number[] {
       }
     })
     .map(Number);
+}
+
+/** Every process below `root`: its children, theirs, and so on. */
+export function descendantPids(root: number): number[] {
+  return childPids(root).flatMap((child) => [child, ...descendantPids(child)]);
 }

@@ -1,16 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { watchOutput } from '../support/child-output.ts';
 
-interface Run {
-  /** Resolves once the process printed `text`. */
-  printed(text: string): Promise<void>;
-  output(): string;
-  kill(signal: NodeJS.Signals): void;
-  exited: Promise<number | null>;
-}
-
-function start(args: string[] = [], env: NodeJS.ProcessEnv = {}): Run {
+function start(args: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(
     process.execPath,
     [join(import.meta.dirname, 'fixtures', 'stop-forever.ts'), ...args],
@@ -21,25 +14,7 @@ function start(args: string[] = [], env: NodeJS.ProcessEnv = {}): Run {
   onTestFinished(() => {
     child.kill('SIGKILL');
   });
-  let output = '';
-  const waiters = new Set<() => void>();
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const check of waiters) check();
-  });
-  return {
-    printed: (text) =>
-      new Promise((resolve) => {
-        const check = () => {
-          if (output.includes(text)) resolve();
-        };
-        waiters.add(check);
-        check();
-      }),
-    output: () => output,
-    kill: (signal) => child.kill(signal),
-    exited: new Promise((resolve) => child.once('exit', resolve)),
-  };
+  return { ...watchOutput(child), kill: (signal: NodeJS.Signals) => child.kill(signal) };
 }
 
 describe('A service’s stop on SIGINT or SIGTERM', () => {
