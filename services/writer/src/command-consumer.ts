@@ -79,6 +79,26 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Par
 }
 
 /**
+ * Runs `attempt` until it succeeds, RETRY_MS apart, while `keepTrying`; `retrying` hears of each
+ * failure first.
+ */
+async function untilItSucceeds<T>(
+  attempt: () => Promise<T>,
+  keepTrying: KeepTrying,
+  retrying: (error: unknown) => void,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!keepTrying()) throw error;
+      retrying(error);
+      await sleep(RETRY_MS);
+    }
+  }
+}
+
+/**
  * The store's outcome for a batch's plants, waiting for the store while it is unreachable: the
  * batch is neither answered nor committed meanwhile, and is answered once the store is back.
  */
@@ -89,19 +109,17 @@ async function createdOnceStoreAnswers(
   roundTrips: RoundTrips,
   keepTrying: KeepTrying,
 ): Promise<Reply[]> {
-  for (;;) {
-    try {
-      return await roundTrips.create(plants);
-    } catch (error) {
-      if (!keepTrying()) throw error;
+  return untilItSucceeds(
+    () => roundTrips.create(plants),
+    keepTrying,
+    (error) => {
       deps.metrics.storeRetries.inc();
       deps.logger.warn(
         { err: error, partition: work.partition, commands: plants.length },
         'store unavailable: the batch waits, unanswered and uncommitted',
       );
-      await sleep(RETRY_MS);
-    }
-  }
+    },
+  );
 }
 
 /** The next offset of a partition, committed through the payload of the batch it ends. */
@@ -255,8 +273,8 @@ async function sentOnceKafkaTakes(
   deps: CommandConsumerDeps,
   keepTrying: KeepTrying,
 ): Promise<Undeliverable[]> {
-  for (;;) {
-    try {
+  return untilItSucceeds(
+    async () => {
       const refused = (await deps.sender.send(outgoing)).map(
         ({ outgoing: { topic, command }, error }): Undeliverable => ({
           command,
@@ -270,16 +288,16 @@ async function sentOnceKafkaTakes(
       );
       await deps.sender.send(copies);
       return refused;
-    } catch (error) {
-      if (!keepTrying()) throw error;
+    },
+    keepTrying,
+    (error) => {
       deps.metrics.sendRetries.inc();
       deps.logger.warn(
         { err: error, partition: work.partition, messages: outgoing.length },
         'Kafka did not take the replies: the batch waits, unanswered and uncommitted',
       );
-      await sleep(RETRY_MS);
-    }
-  }
+    },
+  );
 }
 
 /**
