@@ -40,6 +40,8 @@ export interface KafkaOptions {
   port: number;
   controllerPort: number;
   logFile: string;
+  /** Broker settings over the project's (tests: limits to run into). */
+  overrides?: Record<string, string>;
 }
 
 export interface KafkaServer {
@@ -112,6 +114,7 @@ async function writeConfig(options: KafkaOptions): Promise<string> {
     'group.initial.rebalance.delay.ms': '0',
     // The 4.x default of 5 ms tripled request-reply latency (DESIGN.md §6).
     'group.coordinator.append.linger.ms': '0',
+    ...options.overrides,
   };
   const configFile = join(options.dir, 'server.properties');
   await writeFile(configFile, toProperties(properties));

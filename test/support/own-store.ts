@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { onTestFinished } from 'vitest';
 import { provisionFerretDb, startFerretDb } from '../../deploy/local/ferretdb.ts';
 import type { MongoServer } from '../../deploy/local/mongo-server.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
+import { connectStore } from '../../services/writer/src/store-client.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { temporaryDirectory } from './local-servers.ts';
 
@@ -17,20 +18,14 @@ export async function ownStore() {
     logFile: join(dir, 'mongo.log'),
   };
   let server: MongoServer = await startFerretDb(binary, options);
-  // As the writer's entry point does: a store that is down fails an insert within 5 s.
-  const client = new MongoClient(server.uri, {
-    useBigInt64: true,
-    serverSelectionTimeoutMS: 5_000,
-  });
-  // As the writer's entry point does too. A client first used while its server is down connects
-  // on that use, and a failed first connect closes the topology under operations already waiting.
-  await client.connect();
+  // As the writer's entry point connects, with its timeouts and its watch.
+  const store = await connectStore(server.uri, createLogger('writer', 'silent'));
   onTestFinished(async () => {
-    await client.close();
+    await store.close();
     await server.stop();
   });
   return {
-    db: client.db('plantstore'),
+    db: store.client.db('plantstore'),
     stop: () => server.stop(),
     async start() {
       server = await startFerretDb(binary, options);

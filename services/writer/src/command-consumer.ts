@@ -8,6 +8,7 @@ import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { traceLogFields } from '../../../shared/tracing.ts';
 import { withCommandSpans, type CommandSpans } from './command-spans.ts';
+import { restartAfterCrashes } from './consumer-restarts.ts';
 import { createPlants } from './create-plants.ts';
 import type { WriterMetrics } from './metrics.ts';
 import type { Outgoing, OutgoingSender } from './outgoing-sender.ts';
@@ -21,8 +22,13 @@ import {
 import { partitionLanes, type LaneWork, type PartitionLanes } from './partition-lanes.ts';
 import { firstHeader, headerText } from './reply-route.ts';
 
+export interface CommandConsumer {
+  /** Finishes the work in hand and restarts no more: then the consumer may disconnect. */
+  stop(): Promise<void>;
+}
+
 export interface CommandConsumerDeps {
-  consumer: Pick<Consumer, 'subscribe' | 'run' | 'seek' | 'on' | 'events'>;
+  consumer: Pick<Consumer, 'subscribe' | 'run' | 'seek' | 'on' | 'events' | 'connect'>;
   sender: OutgoingSender;
   store: PlantStore;
   topics: Pick<Topics, 'create' | 'dlq'>;
@@ -55,9 +61,9 @@ type KeepTrying = () => boolean;
  * only its partition; the batches of several partitions in hand at once share the inserts, the
  * sends and the commits (ids never span partitions, so per-id order holds). A batch that fails
  * (the store is down) is neither answered nor committed, so it is processed again after recovery.
- * Returns the lanes, to be stopped before the consumer disconnects.
+ * A consumer kafkajs gave up on is started again (consumer-restarts.ts).
  */
-export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<PartitionLanes> {
+export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
   const roundTrips = sharedRoundTrips(deps);
   const lanes = partitionLanes(
     deps.consumer,
@@ -69,13 +75,20 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Par
     lanes.assigned(payload.memberAssignment);
   });
   await deps.consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
-  await deps.consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
-    eachBatch: (payload) => lanes.accept(payload),
-  });
-  return lanes;
+  const run = () =>
+    deps.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+      eachBatch: (payload) => lanes.accept(payload),
+    });
+  const restarts = restartAfterCrashes(deps.consumer, run, deps.logger);
+  await run();
+  return {
+    async stop() {
+      await Promise.all([lanes.stop(), restarts.stop()]);
+    },
+  };
 }
 
 /**

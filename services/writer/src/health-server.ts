@@ -12,12 +12,13 @@ export interface HealthServer {
 }
 
 /**
- * The writer's one HTTP port, for probes and Prometheus only: `/healthz` (503 once the consumer
- * has stopped for good, so the process is replaced), `/readyz` (503 until the writer is in its
- * group, and from the moment it stops) and `/metrics`.
+ * The writer's one HTTP port, for probes and Prometheus only: `/healthz` (200 while the process
+ * answers: the writer restarts a stopped consumer itself, and replacing it does not bring a broker
+ * or the store back), `/readyz` (503 until the writer is in its group, while its consumer
+ * restarts, and from the moment it stops) and `/metrics`.
  */
 export async function startHealthServer(
-  writer: Pick<Writer, 'metrics' | 'notReadyReason' | 'failure'>,
+  writer: Pick<Writer, 'metrics' | 'notReadyReason'>,
   { host, port, logger }: { host: string; port: number; logger: Logger },
 ): Promise<HealthServer> {
   const { registry } = writer.metrics;
@@ -32,7 +33,7 @@ export async function startHealthServer(
         },
       );
     } else if (path === '/healthz') {
-      answerProbe(response, writer.failure(), 'Unhealthy', { status: 'ok' });
+      sendJson(response, 200, { status: 'ok' });
     } else if (path === '/readyz') {
       answerProbe(response, writer.notReadyReason(), 'Not ready', { status: 'ready' });
     } else {

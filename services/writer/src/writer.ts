@@ -24,8 +24,6 @@ export interface Writer {
   readonly metrics: WriterMetrics;
   /** Why the writer cannot take commands (not in its group yet, stopping), or undefined. */
   notReadyReason(): string | undefined;
-  /** Set once the consumer stopped after an error it does not restart from: replace the process. */
-  failure(): string | undefined;
   /** Finishes the batch in hand, commits it, leaves the group and disconnects. */
   stop(): Promise<void>;
 }
@@ -61,7 +59,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     consumer.connect(),
     admin.connect(),
   ]);
-  const lanes = await runCommandConsumer({
+  const commands = await runCommandConsumer({
     consumer,
     sender,
     store: timedStore(plantStore(options.db), metrics.storeDuration),
@@ -74,11 +72,10 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   return {
     metrics,
     notReadyReason: health.notReadyReason,
-    failure: health.failure,
     stop() {
       health.stopping();
       stopped ??= (async () => {
-        await lanes.stop();
+        await commands.stop();
         await consumer.disconnect();
         await Promise.all([sender.disconnect(), admin.disconnect()]);
       })();

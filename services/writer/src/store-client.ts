@@ -1,0 +1,98 @@
+import { MongoClient } from 'mongodb';
+import type { Logger } from '../../../shared/logger.ts';
+
+/** How often the driver checks the server (its default is 10 s). */
+const HEARTBEAT_MS = 2_000;
+/** A check, like a connection, gives up after this long (its default is 30 s). */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Long enough for any check that ends: one interval and a connect that times out, twice over. */
+const CHECK_STALLED_MS = 2 * (HEARTBEAT_MS + CONNECT_TIMEOUT_MS);
+const WATCH_EVERY_MS = 1_000;
+const RECONNECT_RETRY_MS = 1_000;
+
+export interface StoreClient {
+  readonly client: MongoClient;
+  /** Stops watching and closes the client. */
+  close(): Promise<void>;
+}
+
+/** The heartbeat events and the reconnect of a MongoClient: what the watch uses of it. */
+export type WatchedClient = Pick<MongoClient, 'on' | 'close' | 'connect'>;
+
+/**
+ * The writer's MongoDB client, connected, with a watch on its server monitor. After FerretDB
+ * restarted under load, the mongodb 7.9 driver's monitor sometimes started a check that never
+ * ended, and so never checked again: every insert of that writer failed server selection with
+ * "connection N closed" for minutes while the store was up, and the writer's partitions went
+ * unanswered (`npm run chaos`; a script with 6 clients saw 1 of 6 stuck in 1 of 5 restarts, its
+ * last heartbeat event a "started" 26 s old). A check that has not ended after CHECK_STALLED_MS is
+ * taken for that: the client is closed and connected again, a new monitor with it. A store that is
+ * down does not look like this: its checks fail, each within CONNECT_TIMEOUT_MS.
+ */
+export async function connectStore(uri: string, logger: Logger): Promise<StoreClient> {
+  const client = new MongoClient(uri, {
+    useBigInt64: true,
+    // A store that is down fails an insert within 5 s (the driver waits 30 s by default); the
+    // batch is retried every 0.5 s meanwhile, rather than failing after half a minute.
+    serverSelectionTimeoutMS: 5_000,
+    heartbeatFrequencyMS: HEARTBEAT_MS,
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
+  });
+  await client.connect();
+  const stopWatching = watchMonitor(client, logger);
+  return {
+    client,
+    async close() {
+      stopWatching();
+      await client.close();
+    },
+  };
+}
+
+/** Reconnects `client` whenever a check of its monitor has stalled; returns the stop. */
+export function watchMonitor(
+  client: WatchedClient,
+  logger: Logger,
+  stalledAfterMs = CHECK_STALLED_MS,
+): () => void {
+  let checkStartedAt: number | undefined;
+  let reconnecting = false;
+  client.on('serverHeartbeatStarted', () => {
+    checkStartedAt = Date.now();
+  });
+  const ended = () => {
+    checkStartedAt = undefined;
+  };
+  client.on('serverHeartbeatSucceeded', ended);
+  client.on('serverHeartbeatFailed', ended);
+
+  let stopped = false;
+  // Until it connects: a closed client refuses every operation (MongoNotConnectedError).
+  const reconnect = async (stalledMs: number) => {
+    reconnecting = true;
+    logger.warn({ stalledMs }, 'the store client stopped checking the server: reconnecting it');
+    await client.close();
+    checkStartedAt = undefined;
+    while (!stopped) {
+      try {
+        await client.connect();
+        logger.info('the store client reconnected');
+        break;
+      } catch (error) {
+        logger.warn({ err: error }, 'reconnecting the store client failed: trying again');
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_RETRY_MS));
+      }
+    }
+    reconnecting = false;
+  };
+  const timer = setInterval(() => {
+    if (reconnecting || checkStartedAt === undefined) return;
+    const stalledMs = Date.now() - checkStartedAt;
+    if (stalledMs > stalledAfterMs) void reconnect(stalledMs);
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { provisionKafka, startKafka, type KafkaServer } from '../../deploy/local/kafka.ts';
+import { cacheRoot } from '../../deploy/local/paths.ts';
+import { freePort } from '../../deploy/local/ports.ts';
+import { temporaryDirectory } from './local-servers.ts';
+
+/** A Kafka broker of this test's own that can be stopped and started again on the same data. */
+export async function ownKafka(overrides: Record<string, string> = {}) {
+  const dir = await temporaryDirectory();
+  const options = {
+    libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
+    dir: join(dir, 'kafka'),
+    port: await freePort(),
+    controllerPort: await freePort(),
+    logFile: join(dir, 'kafka.log'),
+    overrides,
+  };
+  let server: KafkaServer = await startKafka(options);
+  onTestFinished(() => server.stop());
+  return {
+    brokers: server.brokers,
+    stop: () => server.stop(),
+    async start() {
+      server = await startKafka(options);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { EventEmitter } from 'node:events';
+import type { Consumer } from 'kafkajs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { restartAfterCrashes } from '../../services/writer/src/consumer-restarts.ts';
+import { createLogger } from '../../shared/logger.ts';
+
+const events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
+
+/** The consumer's events and connect only; the restarts' times are the subject here. */
+function fakeConsumer() {
+  const emitter = new EventEmitter();
+  const connect = vi.fn(() => Promise.resolve());
+  const consumer = {
+    events,
+    connect,
+    on: (event: string, listener: (event: unknown) => void) => emitter.on(event, listener),
+  } as unknown as Pick<Consumer, 'on' | 'events' | 'connect'>;
+  return {
+    consumer,
+    connect,
+    crash: (restart: boolean) => {
+      emitter.emit(events.CRASH, { payload: { error: new Error('gone'), restart }, restart });
+    },
+    join: () => emitter.emit(events.GROUP_JOIN, { payload: {} }),
+  };
+}
+
+const silent = createLogger('writer', 'silent');
+
+describe('Restarts of a consumer kafkajs gave up on', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('When crashes without a restart follow each other, then it is started again 1, 2, 4 … s later, at most 30 s, and a join starts over from 1 s', async () => {
+    const { consumer, connect, crash, join } = fakeConsumer();
+    const start = vi.fn(() => Promise.resolve());
+    restartAfterCrashes(consumer, start, silent);
+    const startedAfter = async (ms: number) => {
+      const before = start.mock.calls.length;
+      await vi.advanceTimersByTimeAsync(ms - 1);
+      const early = start.mock.calls.length - before;
+      await vi.advanceTimersByTimeAsync(1);
+      return { early, onTime: start.mock.calls.length - before };
+    };
+
+    for (const ms of [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]) {
+      crash(false);
+      expect(await startedAfter(ms)).toEqual({ early: 0, onTime: 1 });
+    }
+    join();
+    crash(false);
+
+    expect(await startedAfter(1_000)).toEqual({ early: 0, onTime: 1 });
+    expect(connect).toHaveBeenCalledTimes(8);
+  });
+
+  it('When kafkajs restarts the consumer itself, then nothing more is started', async () => {
+    const { consumer, crash } = fakeConsumer();
+    const start = vi.fn(() => Promise.resolve());
+    restartAfterCrashes(consumer, start, silent);
+
+    crash(true);
+    await vi.advanceTimersByTimeAsync(60_000);
+
+    expect(start).not.toHaveBeenCalled();
+  });
+
+  it('When the broker cannot be reached for a restart, then it is tried again, later each time', async () => {
+    const { consumer, connect, crash } = fakeConsumer();
+    connect
+      .mockRejectedValueOnce(new Error('Connection error'))
+      .mockRejectedValueOnce(new Error('Connection error'));
+    const start = vi.fn(() => Promise.resolve());
+    restartAfterCrashes(consumer, start, silent);
+
+    crash(false);
+    await vi.advanceTimersByTimeAsync(1_000 + 2_000 + 4_000 - 1);
+    expect(start).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+
+    expect(connect).toHaveBeenCalledTimes(3);
+    expect(start).toHaveBeenCalledTimes(1);
+  });
+
+  it('When the writer stops, then no restart is started and stop waits for the one under way', async () => {
+    const { consumer, crash } = fakeConsumer();
+    let finishStart = () => {};
+    const start = vi.fn(() => new Promise<void>((resolve) => (finishStart = resolve)));
+    const restarts = restartAfterCrashes(consumer, start, silent);
+    crash(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+
+    let stopped = false;
+    const stopping = restarts.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    finishStart();
+    await stopping;
+    crash(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+
+    expect(start).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,74 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { watchMonitor, type WatchedClient } from '../../services/writer/src/store-client.ts';
+import { createLogger } from '../../shared/logger.ts';
+
+/** A MongoClient's heartbeat events, close and connect: the driver's hang cannot be made on demand. */
+function fakeClient() {
+  const emitter = new EventEmitter();
+  const close = vi.fn(() => Promise.resolve());
+  const connect = vi.fn(() => Promise.resolve());
+  const client = Object.assign(emitter, { close, connect }) as unknown as WatchedClient;
+  return { client, close, connect, emit: (event: string) => emitter.emit(event, {}) };
+}
+
+const silent = createLogger('writer', 'silent');
+
+describe('The watch on the store client’s monitor', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('When a check never ends, then the client is closed and connected again once it is 14 s old', async () => {
+    const { client, close, connect, emit } = fakeClient();
+    watchMonitor(client, silent);
+
+    emit('serverHeartbeatStarted');
+    await vi.advanceTimersByTimeAsync(14_000);
+    expect(close).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1_000);
+
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(connect).toHaveBeenCalledTimes(1);
+  });
+
+  it('When checks end, failed (a store that is down) or not, then the client is left alone', async () => {
+    const { client, close, emit } = fakeClient();
+    watchMonitor(client, silent);
+
+    for (let check = 0; check < 10; check++) {
+      emit('serverHeartbeatStarted');
+      await vi.advanceTimersByTimeAsync(5_000);
+      emit(check % 2 === 0 ? 'serverHeartbeatFailed' : 'serverHeartbeatSucceeded');
+      await vi.advanceTimersByTimeAsync(2_000);
+    }
+
+    expect(close).not.toHaveBeenCalled();
+  });
+
+  it('When the store refuses the reconnect, then it is tried again every second until it connects', async () => {
+    const { client, connect, emit } = fakeClient();
+    connect.mockRejectedValueOnce(new Error('down')).mockRejectedValueOnce(new Error('down'));
+    watchMonitor(client, silent);
+
+    emit('serverHeartbeatStarted');
+    await vi.advanceTimersByTimeAsync(15_000);
+    await vi.advanceTimersByTimeAsync(2_000);
+
+    expect(connect).toHaveBeenCalledTimes(3);
+  });
+
+  it('When the watch is stopped, then a stalled check changes nothing', async () => {
+    const { client, close, emit } = fakeClient();
+    const stop = watchMonitor(client, silent);
+
+    stop();
+    emit('serverHeartbeatStarted');
+    await vi.advanceTimersByTimeAsync(60_000);
+
+    expect(close).not.toHaveBeenCalled();
+  });
+});
