@@ -46,7 +46,7 @@ const env = {
   KAFKA_BROKERS: stack.kafkaBrokers,
   MONGODB_URI: stack.mongoUri,
   REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
-  LOG_LEVEL: 'warn',
+  LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
 };
 
 interface Fault {

@@ -159,15 +159,26 @@ function psql(bin: string, port: number, statement: string): string {
   return run.stdout.trim();
 }
 
+/** The fields a duplicate is read by, and their indexes. */
+const LOOKUP_INDEXES = [
+  ['_id', `${PLANTS.collection}_id_jsonb_path`],
+  ['name', `${PLANTS.collection}_name_jsonb_path`],
+] as const;
+
 /**
  * FerretDB pushes a find by `_id` down as `_jsonb -> '_id' @> …`, which its own btree on
  * `_jsonb -> '_id'` cannot serve: every duplicate read scanned the collection (DESIGN §6). A GIN
  * index with `jsonb_path_ops` serves that containment: 1–5 ms per read at 300,000 plants instead
- * of 45 ms, growing with the store. Without GIN's pending list (`fastupdate`), which every read
- * scans until it is merged: about 1 ms instead of 6–7 ms at 200,000 plants under inserts. FerretDB names the table, so the collection is created first
- * and its table read from FerretDB's metadata.
+ * of 45 ms, growing with the store. Ids beyond ±2^53 it pushes down only as "every id beyond
+ * 2^53", so the writer reads a duplicate by id and name, and the name has the same kind of index.
+ * Without GIN's pending list (`fastupdate`), which every read scans until it is merged: about 1 ms
+ * instead of 6–7 ms at 200,000 plants under inserts. FerretDB names the table, so the collection
+ * is created first and its table read from FerretDB's metadata.
  */
-async function indexPlantIds(uri: string, postgres: Pick<PostgresServer, 'sql'>): Promise<string> {
+async function indexPlantLookups(
+  uri: string,
+  postgres: Pick<PostgresServer, 'sql'>,
+): Promise<string> {
   const client = new MongoClient(uri);
   try {
     const db = client.db(PLANTS.database);
@@ -181,14 +192,14 @@ async function indexPlantIds(uri: string, postgres: Pick<PostgresServer, 'sql'>)
       `WHERE _jsonb ->> '_id' = '${PLANTS.collection}'`,
   );
   if (!/^\w+$/.test(table)) throw new Error(`FerretDB has no table for ${PLANTS.collection}`);
-  postgres.sql(
-    `CREATE INDEX IF NOT EXISTS ${PLANTS.collection}_id_jsonb_path ON "${PLANTS.database}".${table} ` +
-      `USING gin ((_jsonb -> '_id') jsonb_path_ops) WITH (fastupdate = off)`,
-  );
-  // Stores made before fastupdate was turned off keep their index: turn it off there too.
-  postgres.sql(
-    `ALTER INDEX "${PLANTS.database}".${PLANTS.collection}_id_jsonb_path SET (fastupdate = off)`,
-  );
+  for (const [field, index] of LOOKUP_INDEXES) {
+    postgres.sql(
+      `CREATE INDEX IF NOT EXISTS ${index} ON "${PLANTS.database}".${table} ` +
+        `USING gin ((_jsonb -> '${field}') jsonb_path_ops) WITH (fastupdate = off)`,
+    );
+    // Stores made before fastupdate was turned off keep their index: turn it off there too.
+    postgres.sql(`ALTER INDEX "${PLANTS.database}".${index} SET (fastupdate = off)`);
+  }
   return `"${PLANTS.database}".${table}`;
 }
 
@@ -228,7 +239,7 @@ export async function startFerretDbOnPostgres(
       handler: 'postgresql',
       url: postgres.url,
     });
-    const plantsTable = await indexPlantIds(ferretDb.uri, postgres);
+    const plantsTable = await indexPlantLookups(ferretDb.uri, postgres);
     return {
       uri: ferretDb.uri,
       process: ferretDb.process,

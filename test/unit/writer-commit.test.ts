@@ -26,7 +26,7 @@ describe('Writer commit of the batch in hand while stopping', () => {
     const sender = { send: vi.fn(() => Promise.resolve([])), disconnect: vi.fn() };
     const store: PlantStore = {
       insertNew: () => Promise.resolve(new Set()),
-      findByIds: () => Promise.resolve(new Map()),
+      findByIdAndName: () => Promise.resolve(new Map()),
     };
     await runCommandConsumer({
       consumer: consumer as unknown as Consumer,

@@ -161,7 +161,10 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
     },
     { concurrency: INSERTS_AT_ONCE },
   );
-  const store: PlantStore = { insertNew, findByIds: (ids) => deps.store.findByIds(ids) };
+  const store: PlantStore = {
+    insertNew,
+    findByIdAndName: (keys) => deps.store.findByIdAndName(keys),
+  };
   return {
     create: (plants) => createPlants(plants, store),
     // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and

@@ -1,13 +1,14 @@
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import { plantOf, samePlant, type NewPlant, type Plant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
-import type { PlantStore } from './plant-store.ts';
+import type { PlantKey, PlantStore } from './plant-store.ts';
 
 /**
- * Answers a batch of create commands in order, with one insert and a read of each id that was
- * stored before (in parallel): the first command of an id decides what is stored unless the id
- * was stored before; every command whose content equals the stored plant gets 200 with it, every
- * other gets 4009.
+ * Answers a batch of create commands in order, with one insert and, for ids stored before, a read
+ * of each (id, name) among their commands (in parallel): the first command of an id decides what
+ * is stored unless the id was stored before; every command whose content equals the stored plant
+ * gets 200 with it, every other gets 4009 (an id stored before and found under none of the names
+ * asked for is stored with another name).
  */
 export async function createPlants(
   commands: readonly NewPlant[],
@@ -24,12 +25,12 @@ export async function createPlants(
       .map(([id, command]) => [id, plantOf(command)]),
   );
   if (alreadyStored.size > 0) {
-    const found = await store.findByIds([...alreadyStored]);
-    for (const id of alreadyStored) {
-      const plant = found.get(id);
-      if (plant === undefined) throw new Error(`Plant ${id} reported as a duplicate but not found`);
-      stored.set(id, plant);
+    const keys = new Map<string, PlantKey>();
+    for (const { id, name } of commands) {
+      if (alreadyStored.has(id)) keys.set(JSON.stringify([String(id), name]), { id, name });
     }
+    for (const [id, plant] of await store.findByIdAndName([...keys.values()]))
+      stored.set(id, plant);
   }
 
   return commands.map((command) => {

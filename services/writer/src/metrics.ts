@@ -95,6 +95,7 @@ export function timedStore(
 ): PlantStore {
   return {
     insertNew: (plants) => timed(duration, { operation: 'insert' }, () => store.insertNew(plants)),
-    findByIds: (ids) => timed(duration, { operation: 'find' }, () => store.findByIds(ids)),
+    findByIdAndName: (keys) =>
+      timed(duration, { operation: 'find' }, () => store.findByIdAndName(keys)),
   };
 }

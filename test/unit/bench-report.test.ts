@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { LoadResult } from '../../bench/load.ts';
+import { toMarkdown, type Report, type VariantResult } from '../../bench/report.ts';
+
+const load = (requestsPerSecond: number, p50: number, p99: number): LoadResult => ({
+  requestsPerSecond,
+  p50,
+  p90: p99,
+  p99,
+  requests: requestsPerSecond * 20,
+  non2xx: 0,
+  errors: 0,
+});
+
+const result = (variant: string, fresh: LoadResult, retries: LoadResult | null): VariantResult => ({
+  variant,
+  load: fresh,
+  sequential: null,
+  usage: [],
+  soak: null,
+  retries,
+});
+
+function reportOf(results: VariantResult[]): Report {
+  return {
+    startedAt: 'now',
+    settings: {
+      connections: 64,
+      duration: 20,
+      warmup: 15,
+      partitions: 3,
+      writers: 1,
+      gateways: 1,
+      sequential: 0,
+      preload: 1_000_000,
+      store: 'FerretDB',
+      logLevel: 'warn',
+    },
+    documentsStoredAtEnd: 0,
+    results,
+  };
+}
+
+describe('The bench report of a --preload run', () => {
+  const plain = result('e2e', load(2_000, 30, 60), null);
+  const small = result('e2e @ 0 plants, retrying', load(1_600, 36, 80), load(100, 40, 90));
+  const saturated = result(
+    'e2e @ 1000000 more plants, retrying',
+    load(1_700, 35, 85),
+    load(110, 41, 88),
+  );
+
+  it('When the run at half the peak is there, then the retry targets are judged on it, and every run shows its fresh creates beside its retries', () => {
+    const paced = result(
+      'e2e @ 1000000 more plants, retrying, 1000 creates/s',
+      load(1_000, 8, 30),
+      load(300, 12, 45),
+    );
+
+    const markdown = toMarkdown(reportOf([plain, small, saturated, paced]));
+
+    expect(markdown).toContain(
+      '- retry median at `e2e @ 1000000 more plants, retrying, 1000 creates/s`: 12 ms (target ≤ 20 ms: met)',
+    );
+    expect(markdown).toContain(
+      '- retry p99 at `e2e @ 1000000 more plants, retrying, 1000 creates/s`: 45 ms (target ≤ 100 ms: met)',
+    );
+    expect(markdown).toContain(
+      "Retries during `e2e @ 1000000 more plants, retrying`: 2200 answered, median 41 ms, p99 88 ms, 0 failed; fresh creates' median 35 ms, p99 85 ms.",
+    );
+    expect(markdown).toContain(
+      '- e2e throughput with the preload and retries / without either: 0.85× (target ≥ 0.9×: **missed**)',
+    );
+  });
+
+  it('When there is no run at half the peak, then the saturated run is judged', () => {
+    const markdown = toMarkdown(reportOf([plain, small, saturated]));
+
+    expect(markdown).toContain(
+      '- retry median at `e2e @ 1000000 more plants, retrying`: 41 ms (target ≤ 20 ms: **missed**)',
+    );
+  });
+});
