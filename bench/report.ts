@@ -106,9 +106,9 @@ function targetLines(results: readonly VariantResult[]): string[] {
 
 /**
  * With --preload: the e2e run beside retries of the run's own plants, on the store before the
- * preload; beside retries of preloaded plants after it, saturated and at half the plain e2e peak;
- * against the e2e run without retries. Retry latency is judged at half the peak: saturated, every
- * answer waits behind the connections ahead of it, fresh or not.
+ * preload; beside retries of preloaded plants after it, saturated and at half that peak; against
+ * the e2e run without retries. Retry latency is judged at half the peak: saturated, every answer
+ * waits behind the connections ahead of it, fresh or not.
  */
 function retryLines(results: readonly VariantResult[]): string[] {
   const plain = results.find(({ variant }) => variant === 'e2e');
