@@ -28,7 +28,14 @@ if (entry === undefined) {
 
 installDependenciesIfMissing();
 const node = pinnedNode();
-const child = spawn(node, [entry, ...args], {
+// Ctrl-C and a closed terminal reach the whole foreground process group, the entry included, so
+// passing them on would signal it twice. A SIGTERM is meant for this process alone: pass it on.
+// Listening before the entry starts: it can be running, and be signalled, before spawn() returns.
+let child;
+process.on('SIGINT', () => {});
+process.on('SIGHUP', () => {});
+process.on('SIGTERM', () => child.kill('SIGTERM'));
+child = spawn(node, [entry, ...args], {
   stdio: 'inherit',
   env: {
     ...process.env,
@@ -41,11 +48,6 @@ const child = spawn(node, [entry, ...args], {
       .trim(),
   },
 });
-// Ctrl-C and a closed terminal reach the whole foreground process group, the entry included, so
-// passing them on would signal it twice. A SIGTERM is meant for this process alone: pass it on.
-process.on('SIGINT', () => {});
-process.on('SIGHUP', () => {});
-process.on('SIGTERM', () => child.kill('SIGTERM'));
 child.on('exit', (code, signal) => {
   process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0));
 });
