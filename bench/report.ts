@@ -33,6 +33,7 @@ export interface Report {
     preload: number;
     store: string;
     logLevel: string;
+    idsBeyond2To53: boolean;
   };
   documentsStoredAtEnd: number;
   results: VariantResult[];
@@ -51,7 +52,8 @@ export function toMarkdown(report: Report): string {
     `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
       `${settings.partitions} partitions, ` +
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
-      `store ${settings.store}, services logging at ${settings.logLevel}; ` +
+      `store ${settings.store}, services logging at ${settings.logLevel}` +
+      `${settings.idsBeyond2To53 ? ', ids beyond 2^53' : ''}; ` +
       `${report.documentsStoredAtEnd} documents stored at the end.`,
     '',
     '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process (PostgreSQL: PSS of all its processes) |',

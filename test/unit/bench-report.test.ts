@@ -35,6 +35,7 @@ function reportOf(results: VariantResult[]): Report {
       preload: 1_000_000,
       store: 'FerretDB',
       logLevel: 'warn',
+      idsBeyond2To53: false,
     },
     documentsStoredAtEnd: 0,
     results,
