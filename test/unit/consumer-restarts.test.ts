@@ -10,14 +10,17 @@ const events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
 function fakeConsumer() {
   const emitter = new EventEmitter();
   const connect = vi.fn(() => Promise.resolve());
+  const disconnect = vi.fn(() => Promise.resolve());
   const consumer = {
     events,
     connect,
+    disconnect,
     on: (event: string, listener: (event: unknown) => void) => emitter.on(event, listener),
-  } as unknown as Pick<Consumer, 'on' | 'events' | 'connect'>;
+  } as unknown as Pick<Consumer, 'on' | 'events' | 'connect' | 'disconnect'>;
   return {
     consumer,
     connect,
+    disconnect,
     crash: (restart: boolean) => {
       emitter.emit(events.CRASH, { payload: { error: new Error('gone'), restart }, restart });
     },
@@ -104,5 +107,26 @@ describe('Restarts of a consumer kafkajs gave up on', () => {
     await vi.advanceTimersByTimeAsync(60_000);
 
     expect(start).toHaveBeenCalledTimes(1);
+  });
+
+  it('When the writer stops while a restart is still connecting, then stop does not wait for it, and the attempt disconnects instead of starting', async () => {
+    const { consumer, connect, disconnect, crash } = fakeConsumer();
+    let connected = () => {};
+    connect.mockImplementationOnce(() => new Promise<void>((resolve) => (connected = resolve)));
+    const start = vi.fn(() => Promise.resolve());
+    const restarts = restartAfterCrashes(consumer, start, silent);
+    crash(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+
+    let stopped = false;
+    const stopping = restarts.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(true);
+    connected();
+    await stopping;
+    await vi.advanceTimersByTimeAsync(0);
+
+    expect(start).not.toHaveBeenCalled();
+    expect(disconnect).toHaveBeenCalledTimes(1);
   });
 });

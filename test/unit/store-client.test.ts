@@ -71,4 +71,15 @@ describe('The watch on the store client’s monitor', () => {
 
     expect(close).not.toHaveBeenCalled();
   });
+
+  it('When closing the stalled client fails, then it is connected again all the same', async () => {
+    const { client, close, connect, emit } = fakeClient();
+    close.mockRejectedValueOnce(new Error('endSessions failed'));
+    watchMonitor(client, silent);
+
+    emit('serverHeartbeatStarted');
+    await vi.advanceTimersByTimeAsync(15_000);
+
+    expect(connect).toHaveBeenCalledTimes(1);
+  });
 });

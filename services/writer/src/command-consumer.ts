@@ -28,7 +28,10 @@ export interface CommandConsumer {
 }
 
 export interface CommandConsumerDeps {
-  consumer: Pick<Consumer, 'subscribe' | 'run' | 'seek' | 'on' | 'events' | 'connect'>;
+  consumer: Pick<
+    Consumer,
+    'subscribe' | 'run' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
+  >;
   sender: OutgoingSender;
   store: PlantStore;
   topics: Pick<Topics, 'create' | 'dlq'>;

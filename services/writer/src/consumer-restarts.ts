@@ -5,7 +5,7 @@ const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
 
 export interface ConsumerRestarts {
-  /** No restart is started from now on; resolves once the one under way, if any, has finished. */
+  /** No restart is started from now on; resolves once a consumer being started has joined. */
   stop(): Promise<void>;
 }
 
@@ -18,14 +18,15 @@ export interface ConsumerRestarts {
  * fail, until it joins its group again or the writer stops.
  */
 export function restartAfterCrashes(
-  consumer: Pick<Consumer, 'on' | 'events' | 'connect'>,
+  consumer: Pick<Consumer, 'on' | 'events' | 'connect' | 'disconnect'>,
   start: () => Promise<void>,
   logger: Logger,
 ): ConsumerRestarts {
   let failedInARow = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let underWay: Promise<void> | undefined;
+  /** A consumer being started: kafkajs's stop returns early while it joins, so stop waits. */
+  let starting: Promise<void> | undefined;
 
   const schedule = () => {
     if (stopped || timer !== undefined) return;
@@ -34,20 +35,27 @@ export function restartAfterCrashes(
     logger.warn({ delayMs }, 'restarting the stopped consumer');
     timer = setTimeout(() => {
       timer = undefined;
-      underWay = attempt().finally(() => {
-        underWay = undefined;
-      });
+      void attempt();
     }, delayMs);
   };
 
   // A restart that reaches the broker but cannot join crashes again, and is scheduled from there.
+  // Connecting retries for as long as the Kafka client's retry settings allow (27 s against a
+  // broker that refuses connections): a stop does not wait for it, the attempt disconnects after.
   const attempt = async () => {
     try {
       await consumer.connect();
-      if (!stopped) await start();
+      if (stopped) {
+        await consumer.disconnect();
+        return;
+      }
+      starting = start();
+      await starting;
     } catch (error) {
       logger.warn({ err: error }, 'the consumer could not be restarted');
       schedule();
+    } finally {
+      starting = undefined;
     }
   };
 
@@ -62,7 +70,7 @@ export function restartAfterCrashes(
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await underWay;
+      await starting;
     },
   };
 }

@@ -71,7 +71,11 @@ export function watchMonitor(
   const reconnect = async (stalledMs: number) => {
     reconnecting = true;
     logger.warn({ stalledMs }, 'the store client stopped checking the server: reconnecting it');
-    await client.close();
+    try {
+      await client.close();
+    } catch (error) {
+      logger.warn({ err: error }, 'closing the stalled store client failed: connecting anyway');
+    }
     checkStartedAt = undefined;
     while (!stopped) {
       try {
