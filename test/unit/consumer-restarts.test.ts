@@ -30,6 +30,23 @@ function fakeConsumer() {
 
 const silent = createLogger('writer', 'silent');
 
+/** Crashes the consumer, lets its restart begin, and stops the restarts meanwhile. */
+async function stopDuringRestart(
+  consumer: ReturnType<typeof fakeConsumer>['consumer'],
+  crash: (restart: boolean) => void,
+  start: () => Promise<void>,
+) {
+  const restarts = restartAfterCrashes(consumer, start, silent);
+  crash(false);
+  await vi.advanceTimersByTimeAsync(1_000);
+  let stopped = false;
+  const done = restarts.stop().then(() => {
+    stopped = true;
+  });
+  await vi.advanceTimersByTimeAsync(0);
+  return { done, stopped: () => stopped };
+}
+
 describe('Restarts of a consumer kafkajs gave up on', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -93,16 +110,10 @@ describe('Restarts of a consumer kafkajs gave up on', () => {
     const { consumer, crash } = fakeConsumer();
     let finishStart = () => {};
     const start = vi.fn(() => new Promise<void>((resolve) => (finishStart = resolve)));
-    const restarts = restartAfterCrashes(consumer, start, silent);
-    crash(false);
-    await vi.advanceTimersByTimeAsync(1_000);
-
-    let stopped = false;
-    const stopping = restarts.stop().then(() => (stopped = true));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(stopped).toBe(false);
+    const stopping = await stopDuringRestart(consumer, crash, start);
+    expect(stopping.stopped()).toBe(false);
     finishStart();
-    await stopping;
+    await stopping.done;
     crash(false);
     await vi.advanceTimersByTimeAsync(60_000);
 
@@ -114,16 +125,10 @@ describe('Restarts of a consumer kafkajs gave up on', () => {
     let connected = () => {};
     connect.mockImplementationOnce(() => new Promise<void>((resolve) => (connected = resolve)));
     const start = vi.fn(() => Promise.resolve());
-    const restarts = restartAfterCrashes(consumer, start, silent);
-    crash(false);
-    await vi.advanceTimersByTimeAsync(1_000);
-
-    let stopped = false;
-    const stopping = restarts.stop().then(() => (stopped = true));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(stopped).toBe(true);
+    const stopping = await stopDuringRestart(consumer, crash, start);
+    expect(stopping.stopped()).toBe(true);
     connected();
-    await stopping;
+    await stopping.done;
     await vi.advanceTimersByTimeAsync(0);
 
     expect(start).not.toHaveBeenCalled();
