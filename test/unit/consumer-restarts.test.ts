@@ -1,32 +1,7 @@
-import { EventEmitter } from 'node:events';
-import type { Consumer } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { restartAfterCrashes } from '../../services/writer/src/consumer-restarts.ts';
 import { createLogger } from '../../shared/logger.ts';
-
-const events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
-
-/** The consumer's events and connect only; the restarts' times are the subject here. */
-function fakeConsumer() {
-  const emitter = new EventEmitter();
-  const connect = vi.fn(() => Promise.resolve());
-  const disconnect = vi.fn(() => Promise.resolve());
-  const consumer = {
-    events,
-    connect,
-    disconnect,
-    on: (event: string, listener: (event: unknown) => void) => emitter.on(event, listener),
-  } as unknown as Pick<Consumer, 'on' | 'events' | 'connect' | 'disconnect'>;
-  return {
-    consumer,
-    connect,
-    disconnect,
-    crash: (restart: boolean) => {
-      emitter.emit(events.CRASH, { payload: { error: new Error('gone'), restart }, restart });
-    },
-    join: () => emitter.emit(events.GROUP_JOIN, { payload: {} }),
-  };
-}
+import { fakeConsumer } from '../support/fake-consumer.ts';
 
 const silent = createLogger('writer', 'silent');
 

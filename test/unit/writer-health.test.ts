@@ -1,26 +1,9 @@
-import { EventEmitter } from 'node:events';
-import type { Consumer } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { consumerHealth } from '../../services/writer/src/consumer-health.ts';
 import { startHealthServer } from '../../services/writer/src/health-server.ts';
 import { writerMetrics } from '../../services/writer/src/metrics.ts';
 import { createLogger } from '../../shared/logger.ts';
-
-/** The consumer's event surface only. */
-function fakeConsumer() {
-  const emitter = new EventEmitter();
-  const events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
-  const consumer = {
-    events,
-    on: (event: string, listener: (event: unknown) => void) => emitter.on(event, listener),
-  } as unknown as Pick<Consumer, 'on' | 'events'>;
-  const crash = (restart: boolean) => {
-    emitter.emit(events.CRASH, {
-      payload: { error: new Error('GROUP_AUTHORIZATION_FAILED'), restart },
-    });
-  };
-  return { consumer, join: () => emitter.emit(events.GROUP_JOIN, { payload: {} }), crash };
-}
+import { fakeConsumer } from '../support/fake-consumer.ts';
 
 async function probes(health: ReturnType<typeof consumerHealth>) {
   const server = await startHealthServer(
@@ -46,7 +29,7 @@ describe('The writer’s health and readiness, from its consumer’s events', ()
     });
     join();
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
-    crash(true);
+    crash(true, 'GROUP_AUTHORIZATION_FAILED');
     expect(await readyz()).toEqual({
       status: 503,
       body: {
@@ -64,7 +47,7 @@ describe('The writer’s health and readiness, from its consumer’s events', ()
     const { healthz, readyz } = await probes(consumerHealth(consumer));
     join();
 
-    crash(false);
+    crash(false, 'GROUP_AUTHORIZATION_FAILED');
 
     expect(await healthz()).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await readyz()).toEqual({
