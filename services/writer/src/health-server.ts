@@ -35,7 +35,7 @@ export async function startHealthServer(
     } else if (path === '/healthz') {
       sendJson(response, 200, { status: 'ok' });
     } else if (path === '/readyz') {
-      answerProbe(response, writer.notReadyReason(), 'Not ready', { status: 'ready' });
+      answerReadiness(response, writer.notReadyReason());
     } else {
       sendJson(
         response,
@@ -62,15 +62,10 @@ export async function startHealthServer(
   };
 }
 
-function answerProbe(
-  response: ServerResponse,
-  problem: string | undefined,
-  refusal: string,
-  fine: object,
-): void {
-  if (problem === undefined) sendJson(response, 200, fine);
+function answerReadiness(response: ServerResponse, notReadyReason: string | undefined): void {
+  if (notReadyReason === undefined) sendJson(response, 200, { status: 'ready' });
   else
-    sendJson(response, 503, errorBody('unavailable', `${refusal}: ${problem}`), {
+    sendJson(response, 503, errorBody('unavailable', `Not ready: ${notReadyReason}`), {
       'retry-after': '1',
     });
 }

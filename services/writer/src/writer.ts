@@ -22,7 +22,7 @@ export interface WriterOptions {
 
 export interface Writer {
   readonly metrics: WriterMetrics;
-  /** Why the writer cannot take commands (not in its group yet, stopping), or undefined. */
+  /** Why the writer cannot take commands (not in its group yet, restarting, stopping), or undefined. */
   notReadyReason(): string | undefined;
   /** Finishes the batch in hand, commits it, leaves the group and disconnects. */
   stop(): Promise<void>;
