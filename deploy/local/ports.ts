@@ -1,19 +1,24 @@
+import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
 export const LOOPBACK = '127.0.0.1';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, LOOPBACK, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
+/**
+ * Below the ephemeral ranges of Linux (32768–60999), macOS and Windows (49152–65535). A port the
+ * kernel hands out for `listen(0)` comes from that range, so any outgoing connection could take it
+ * in the seconds before a JVM binds it; CI saw Kafka fail to start that way.
+ */
+const RANGE = { from: 20_000, to: 32_767 };
+const ATTEMPTS = 50;
+
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const port = randomInt(RANGE.from, RANGE.to + 1);
+    if (await isFree(port)) return port;
+  }
+  throw new Error(
+    `no free port on ${LOOPBACK} in ${RANGE.from}–${RANGE.to} after ${ATTEMPTS} tries`,
+  );
 }
 
 export class PortInUseError extends Error {
@@ -23,15 +28,19 @@ export class PortInUseError extends Error {
   }
 }
 
-export function assertPortFree(port: number, hint: string): Promise<void> {
-  return new Promise((resolve, reject) => {
+export async function assertPortFree(port: number, hint: string): Promise<void> {
+  if (!(await isFree(port))) throw new PortInUseError(port, hint);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => {
-      reject(new PortInUseError(port, hint));
+      resolve(false);
     });
     server.listen(port, LOOPBACK, () => {
       server.close(() => {
-        resolve();
+        resolve(true);
       });
     });
   });

@@ -1,0 +1,47 @@
+import { createServer, type Server } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { assertPortFree, freePort, LOOPBACK, PortInUseError } from '../../deploy/local/ports.ts';
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+}
+
+function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(port, LOOPBACK, () => {
+      resolve(server);
+    });
+  });
+}
+
+describe('Ports for local servers', () => {
+  it('When a free port is asked for, then it lies below every default ephemeral range and can be bound', async () => {
+    const ports = await Promise.all(Array.from({ length: 20 }, freePort));
+
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(32_768);
+    }
+    const server = await listenOn(ports[0] ?? 0);
+    onTestFinished(() => close(server));
+    expect(server.address()).toMatchObject({ port: ports[0] });
+  });
+
+  it('When a port is taken, then assertPortFree names it and the hint', async () => {
+    const port = await freePort();
+    const server = await listenOn(port);
+    onTestFinished(() => close(server));
+
+    const refusal = assertPortFree(port, 'Stop the other stack.');
+
+    await expect(refusal).rejects.toBeInstanceOf(PortInUseError);
+    await expect(refusal).rejects.toThrow(
+      `${LOOPBACK}:${port} is already in use. Stop the other stack.`,
+    );
+  });
+});
