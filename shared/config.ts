@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { TOPICS, type Topics } from './contracts/kafka.ts';
+import { kafkaConnectionSettings } from './kafka-connection.ts';
 
 /** Kafka's own rule for topic names. */
 const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';
@@ -9,7 +11,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 /** Variables both services read. */
 export const sharedSettings = {
-  KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
+  ...kafkaConnectionSettings,
   KAFKA_PARTITIONS: Type.Integer({ default: 3, minimum: 1, maximum: 1000 }),
   KAFKA_CREATE_TOPIC: Type.String({ default: TOPICS.create, pattern: TOPIC_NAME }),
   KAFKA_REPLY_TOPIC: Type.String({ default: TOPICS.replies, pattern: TOPIC_NAME }),
@@ -41,27 +43,58 @@ export class ConfigError extends Error {
 
 /**
  * Reads the variables a service declares in `schema` from the environment, once at boot: applies
- * defaults, converts numbers, and fails naming the variable when one is missing or invalid.
+ * defaults, converts numbers, and fails naming the variable when one is missing or invalid. Any
+ * variable may instead name a file holding its value in `<NAME>_FILE` (the Docker and Kubernetes
+ * convention for secrets; one trailing newline is dropped). A `writeOnly` variable is a secret:
+ * its value never appears in an error.
  */
 export function readConfig<Schema extends TObject>(
   schema: Schema,
   env: NodeJS.ProcessEnv = process.env,
 ): Static<Schema> {
+  const problems = new Map<string, string>();
   const given = Object.fromEntries(
     Object.keys(schema.properties).flatMap((name) => {
-      const value = env[name];
+      const value = valueOf(name, env, problems);
       return value === undefined || value === '' ? [] : [[name, value]];
     }),
   );
   const config = Value.Convert(schema, Value.Default(schema, given)) as Record<string, unknown>;
-  const problems = Object.entries(schema.properties).flatMap(([name, property]) => {
+  for (const [name, property] of Object.entries(schema.properties)) {
     const value = config[name];
-    if (value === undefined) return schema.required.includes(name) ? [`${name} must be set`] : [];
-    if (Value.Check(property, value)) return [];
-    return [`${name} ${expectation(property, value)} (got "${env[name] ?? ''}")`];
-  });
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+    if (problems.has(name)) continue;
+    if (value === undefined) {
+      if (schema.required.includes(name)) problems.set(name, `${name} must be set`);
+    } else if (!Value.Check(property, value)) {
+      const got =
+        (property as { writeOnly?: boolean }).writeOnly === true
+          ? '(value hidden)'
+          : `(got "${String(given[name])}")`;
+      problems.set(name, `${name} ${expectation(property, value)} ${got}`);
+    }
+  }
+  if (problems.size > 0)
+    throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
   return config as Static<Schema>;
+}
+
+function valueOf(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  problems: Map<string, string>,
+): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (file === undefined || file === '') return env[name];
+  if (env[name] !== undefined && env[name] !== '') {
+    problems.set(name, `${name} and ${name}_FILE are both set; set only one`);
+    return undefined;
+  }
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    problems.set(name, `${name}_FILE cannot be read: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function expectation(property: TSchema, value: unknown): string {
@@ -70,6 +103,11 @@ function expectation(property: TSchema, value: unknown): string {
   }
   const [first] = Value.Errors(property, value);
   return first?.message ?? 'is invalid';
+}
+
+/** Throws one error naming every problem found after `readConfig`, when there is any. */
+export function failOn(problems: readonly string[]): void {
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
 }
 
 /** For entry points: a configuration error is the operator's to fix, so no stack trace. */

@@ -1,24 +1,37 @@
-import { connect } from 'node:net';
-import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+import { connect as connectPlain, isIP } from 'node:net';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
+import { Kafka, logLevel, type ISocketFactory, type ISocketFactoryArgs } from 'kafkajs';
+import type { KafkaConnection } from './kafka-connection.ts';
 import { registerKafkaCodecs } from './kafka-codecs.ts';
 
 /**
  * kafkajs's own sockets keep Nagle's algorithm on, so a small request written while an earlier
  * one is unacknowledged (a produce beside a fetch in flight) waits for the peer's ACK. Commands
- * and replies are small and latency-bound: send them at once.
+ * and replies are small and latency-bound: send them at once. TLS as kafkajs's own factory does it
+ * (the server name sent when the broker is named by host, not by IP); kafkajs passes `ssl: null`
+ * without TLS, which its types do not say.
  */
-const noDelaySocket: ISocketFactory = ({ host, port, onConnect }) =>
-  connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, onConnect);
+const noDelaySocket: ISocketFactory = ({
+  host,
+  port,
+  ssl,
+  onConnect,
+}: Omit<ISocketFactoryArgs, 'ssl'> & { ssl: ConnectionOptions | null }) => {
+  const socket = ssl
+    ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+    : connectPlain({ host, port }, onConnect);
+  return socket.setNoDelay(true).setKeepAlive(true, 60_000);
+};
 
 /**
- * The Kafka client of a plant-store service: plaintext brokers from a comma-separated list; reads
+ * The Kafka client of a plant-store service, over TLS and SASL when `connection` says so; reads
  * every codec a producer may use (gzip, snappy, lz4, zstd).
  */
-export function kafkaClient(clientId: string, brokers: string): Kafka {
+export function kafkaClient(clientId: string, connection: KafkaConnection): Kafka {
   registerKafkaCodecs();
   return new Kafka({
     clientId,
-    brokers: brokers.split(',').map((broker) => broker.trim()),
+    ...connection,
     logLevel: logLevel.WARN,
     socketFactory: noDelaySocket,
     // kafkajs's default backs off up to 30 s between attempts and gives up after ~9 s in all: a

@@ -50,7 +50,7 @@ export async function startTestWriter({
   logger?: Logger;
   registerCleanup?: RegisterCleanup;
 } = {}): Promise<WriterHarness> {
-  const kafka = kafkaClient('writer-test', inject('kafkaBrokers'));
+  const kafka = kafkaClient('writer-test', { brokers: inject('kafkaBrokers').split(',') });
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const db = client.db(`test-${randomUUID()}`);
   const prefix = uniqueName('test');

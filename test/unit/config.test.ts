@@ -15,6 +15,9 @@ describe('Configuration read at boot', () => {
       KAFKA_WRITER_GROUP: 'plant-writers',
       HOST: '127.0.0.1',
       METRICS_PORT: 9464,
+      KAFKA_SSL: false,
+      KAFKA_SSL_CHECK_HOSTNAME: true,
+      kafka: { brokers: ['127.0.0.1:9092'] },
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: 25_000,
     });
@@ -27,7 +30,7 @@ describe('Configuration read at boot', () => {
   it('When variables are missing or invalid, then one error names every one of them and what it got', () => {
     expect(() =>
       readWriterConfig({
-        MONGODB_URI: 'postgres://x',
+        MONGODB_URI: 'postgres://user:secret@x',
         KAFKA_PARTITIONS: 'many',
         LOG_LEVEL: 'loud',
         KAFKA_CREATE_TOPIC: 'plants/create',
@@ -37,7 +40,7 @@ describe('Configuration read at boot', () => {
         'KAFKA_PARTITIONS must be integer (got "many"); ' +
         'KAFKA_CREATE_TOPIC must match pattern "^[a-zA-Z0-9._-]{1,249}$" (got "plants/create"); ' +
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud"); ' +
-        'MONGODB_URI must match pattern "^mongodb(\\+srv)?://" (got "postgres://x")',
+        'MONGODB_URI must match pattern "^mongodb(\\+srv)?://" (value hidden)',
     );
   });
 });

@@ -14,7 +14,7 @@ import { int32, PARTITIONS, replyHeaders } from '../support/writer.ts';
 /** Writers of one group on a broker of the test's own, a producer of commands, a reply reader. */
 async function writersOnOwnBroker(brokerSettings: Record<string, string> = {}) {
   const broker = await ownKafka(brokerSettings);
-  const kafka = kafkaClient('consumer-restarts-test', broker.brokers);
+  const kafka = kafkaClient('consumer-restarts-test', { brokers: [broker.brokers] });
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const settings: WriterOptions = {
     kafka,

@@ -1,7 +1,8 @@
 import { createPublicKey } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { ConfigError, readConfig, sharedSettings } from '../../../shared/config.ts';
+import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
+import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
 
@@ -26,7 +27,11 @@ export const GatewayConfig = Type.Object({
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   AUTH_TOKENS: Type.Optional(
-    Type.String({ minLength: 1, description: 'Comma-separated static bearer tokens' }),
+    Type.String({
+      minLength: 1,
+      writeOnly: true,
+      description: 'Comma-separated static bearer tokens',
+    }),
   ),
   JWT_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   JWT_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1, description: 'PEM (SPKI)' })),
@@ -73,23 +78,30 @@ export const HTTP_DEFAULTS = Value.Default(
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readConfig(GatewayConfig, env);
-  return { ...config, ...authenticationOf(config) };
+  const problems: string[] = [];
+  const kafka = kafkaConnectionOf(config, problems);
+  const authentication = authenticationOf(config, problems);
+  failOn(problems);
+  return { ...config, kafka, ...authentication };
 }
 
 /** Static tokens, JWT or both; never neither. */
-function authenticationOf(config: Static<typeof GatewayConfig>): Authentication {
+function authenticationOf(
+  config: Static<typeof GatewayConfig>,
+  problems: string[],
+): Authentication {
   const authTokens = (config.AUTH_TOKENS ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter(Boolean);
   const { JWT_JWKS_URL: jwksUrl, JWT_PUBLIC_KEY: publicKeyPem } = config;
   if (jwksUrl === undefined && publicKeyPem === undefined) {
-    if (authTokens.length > 0) return { authTokens };
-    throw new ConfigError(
-      'Invalid configuration: set AUTH_TOKENS, JWT_JWKS_URL or JWT_PUBLIC_KEY; the gateway does not start without authentication',
-    );
+    if (authTokens.length === 0)
+      problems.push(
+        'set AUTH_TOKENS, JWT_JWKS_URL or JWT_PUBLIC_KEY; the gateway does not start without authentication',
+      );
+    return { authTokens };
   }
-  const problems: string[] = [];
   if (jwksUrl !== undefined && publicKeyPem !== undefined)
     problems.push('set only one of JWT_JWKS_URL and JWT_PUBLIC_KEY');
   if (config.JWT_ISSUER === undefined) problems.push('JWT_ISSUER must be set with JWT');
@@ -102,7 +114,6 @@ function authenticationOf(config: Static<typeof GatewayConfig>): Authentication 
     );
   if (publicKeyPem !== undefined && !isPublicKey(publicKeyPem))
     problems.push('JWT_PUBLIC_KEY must be a PEM public key');
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   return {
     authTokens,
     jwt: {

@@ -11,7 +11,7 @@ const config = configOrExit(() => readGatewayConfig());
 const logger = createLogger('gateway', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-gateway', logger);
 const gateway = await startGateway({
-  kafka: kafkaClient('plant-store-gateway', config.KAFKA_BROKERS),
+  kafka: kafkaClient('plant-store-gateway', config.kafka),
   logger,
   authTokens: config.authTokens,
   ...(config.jwt === undefined ? {} : { jwt: config.jwt }),

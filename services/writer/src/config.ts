@@ -1,12 +1,17 @@
 import Type from 'typebox';
 import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
-import { readConfig, sharedSettings } from '../../../shared/config.ts';
+import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
+import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
+import { readCertificates } from '../../../shared/tls-files.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 
 export const WriterConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
-  MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
+  MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', writeOnly: true }),
+  MONGODB_TLS_CA_FILE: Type.Optional(
+    Type.String({ minLength: 1, description: "PEM; turns TLS on; the system's CAs when unset" }),
+  ),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
   KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
@@ -19,5 +24,11 @@ export const WriterConfig = Type.Object({
 });
 
 export function readWriterConfig(env: NodeJS.ProcessEnv = process.env) {
-  return readConfig(WriterConfig, env);
+  const config = readConfig(WriterConfig, env);
+  const problems: string[] = [];
+  const kafka = kafkaConnectionOf(config, problems);
+  const caFile = config.MONGODB_TLS_CA_FILE;
+  if (caFile !== undefined) readCertificates('MONGODB_TLS_CA_FILE', caFile, problems);
+  failOn(problems);
+  return { ...config, kafka };
 }

@@ -2,8 +2,15 @@
 // read without moving anyone's offsets, and replayed as create commands once their cause is fixed.
 import { parseArgs } from 'node:util';
 import Type from 'typebox';
-import { configOrExit, readConfig, sharedSettings, topicsOf } from '../../../shared/config.ts';
+import {
+  configOrExit,
+  failOn,
+  readConfig,
+  sharedSettings,
+  topicsOf,
+} from '../../../shared/config.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
+import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
 
 const USAGE = 'npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';
@@ -29,9 +36,15 @@ if (
   process.exit(2);
 }
 
-const config = configOrExit(() => readConfig(Type.Object(sharedSettings)));
+const config = configOrExit(() => {
+  const settings = readConfig(Type.Object(sharedSettings));
+  const problems: string[] = [];
+  const connection = kafkaConnectionOf(settings, problems);
+  failOn(problems);
+  return { ...settings, connection };
+});
 const topics = topicsOf(config);
-const kafka = kafkaClient('plant-store-dlq', config.KAFKA_BROKERS);
+const kafka = kafkaClient('plant-store-dlq', config.connection);
 const letters = await readDeadLetters(kafka, topics.dlq, {
   ...(error === undefined ? {} : { error }),
   ...(since === undefined ? {} : { since }),

@@ -12,9 +12,9 @@ import { startWriter } from './writer.ts';
 const config = configOrExit(() => readWriterConfig());
 const logger = createLogger('writer', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-writer', logger);
-const kafka = kafkaClient('plant-store-writer', config.KAFKA_BROKERS);
+const kafka = kafkaClient('plant-store-writer', config.kafka);
 
-const store = await connectStore(config.MONGODB_URI, logger);
+const store = await connectStore(config.MONGODB_URI, logger, config.MONGODB_TLS_CA_FILE);
 const writer = await startWriter({
   kafka,
   db: store.client.db(config.MONGODB_DATABASE),

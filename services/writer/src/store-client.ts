@@ -29,8 +29,13 @@ export type WatchedClient = Pick<MongoClient, 'on' | 'close' | 'connect'>;
  * taken for that: the client is closed and connected again, a new monitor with it. A store that is
  * down does not look like this: its checks fail, each within CONNECT_TIMEOUT_MS.
  */
-export async function connectStore(uri: string, logger: Logger): Promise<StoreClient> {
+export async function connectStore(
+  uri: string,
+  logger: Logger,
+  tlsCAFile?: string,
+): Promise<StoreClient> {
   const client = new MongoClient(uri, {
+    ...(tlsCAFile === undefined ? {} : { tls: true, tlsCAFile }),
     useBigInt64: true,
     // A store that is down fails an insert within 5 s (the driver waits 30 s by default); the
     // batch is retried every 0.5 s meanwhile, rather than failing after half a minute.
