@@ -9,21 +9,22 @@ export const DLQ_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const DLQ_CONFIG = [{ name: 'max.message.bytes', value: String(DLQ_MAX_MESSAGE_BYTES) }];
 
 /**
- * Creates whichever of the plant store's topics are missing. Both services call it at start-up,
- * so neither depends on the other having started first.
+ * Creates whichever of the plant store's topics a service uses are missing (`used`: all three by
+ * default). Both services call it at start-up, so neither depends on the other having started
+ * first. A principal sees only the topics its ACLs let it describe, so each asks only for its own:
+ * on a secured cluster where they exist already, nobody needs the right to create topics.
  */
 export async function ensureTopics(
   kafka: Kafka,
   topics: Topics,
   partitions: number,
+  used: readonly (keyof Topics)[] = ['create', 'replies', 'dlq'],
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = [topics.create, topics.replies, topics.dlq].filter(
-      (topic) => !existing.has(topic),
-    );
+    const missing = used.map((name) => topics[name]).filter((topic) => !existing.has(topic));
     if (missing.length > 0) {
       await admin.createTopics({
         topics: missing.map((topic) => ({

@@ -57,7 +57,14 @@ export async function startFerretDb(
       backend.handler === 'sqlite'
         ? `--sqlite-url=file:${options.dir}/`
         : `--postgresql-url=${backend.url}`,
-      `--listen-addr=${LOOPBACK}:${options.port}`,
+      ...(options.tls === undefined
+        ? [`--listen-addr=${LOOPBACK}:${options.port}`]
+        : [
+            '--listen-addr=',
+            `--listen-tls=${LOOPBACK}:${options.port}`,
+            `--listen-tls-cert-file=${options.tls.certFile}`,
+            `--listen-tls-key-file=${options.tls.keyFile}`,
+          ]),
       '--repl-set-name=rs0',
       '--telemetry=disable',
       '--debug-addr=-',
@@ -67,7 +74,7 @@ export async function startFerretDb(
     env: { ...process.env, DO_NOT_TRACK: '1' },
     logFile: options.logFile,
   });
-  const uri = mongoUri(LOOPBACK, options.port);
+  const uri = mongoUri(LOOPBACK, options.port, options.tls?.caFile);
   await waitUntilReady(server, () => pingMongo(uri), 30_000);
   return { uri, process: server, stop: () => server.stop() };
 }

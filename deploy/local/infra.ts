@@ -6,7 +6,8 @@ import { assertPortFree } from './ports.ts';
 import { startLocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 
-const USAGE = 'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra]';
+const USAGE =
+  'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
       'kafka-controller-port': { type: 'string' },
       'mongodb-port': { type: 'string', default: '27017' },
       dir: { type: 'string', default: join(stateRoot, 'infra') },
+      secure: { type: 'boolean', default: false },
     },
   });
   const kafkaPort = port(values['kafka-port'], '--kafka-port');
@@ -33,11 +35,18 @@ async function main(): Promise<void> {
     kafkaPort,
     kafkaControllerPort,
     mongoPort,
+    secure: values.secure,
   });
   console.log(
     [
-      `KAFKA_BROKERS=${stack.kafkaBrokers}`,
-      `MONGODB_URI=${stack.mongoUri}   (${stack.mongoServer})`,
+      ...(stack.secured === undefined
+        ? [`KAFKA_BROKERS=${stack.kafkaBrokers}`, `MONGODB_URI=${stack.mongoUri}`]
+        : [
+            `Kafka: SASL_SSL on ${stack.kafkaBrokers}, SCRAM-SHA-512, ACLs (docs/security.md)`,
+            `CA: ${stack.secured.caFile}`,
+            `Settings and passwords of each principal: ${Object.values(stack.secured.envFiles).join(', ')}`,
+          ]),
+      `Store: ${stack.mongoServer}${stack.secured === undefined ? '' : ', TLS only'}`,
       `Logs: ${stack.logDir}`,
       'Ctrl-C stops both.',
     ].join('\n'),

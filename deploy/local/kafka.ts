@@ -3,6 +3,14 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import type { KafkaConnection } from '../../shared/kafka-connection.ts';
+import {
+  ADMIN,
+  scramConnection,
+  scramUsers,
+  secureListenerProperties,
+  type KafkaSecurity,
+} from './kafka-security.ts';
 import { LOOPBACK } from './ports.ts';
 import { provisionOnce } from './provision-cache.ts';
 import { runLogged } from './run-logged.ts';
@@ -42,10 +50,14 @@ export interface KafkaOptions {
   logFile: string;
   /** Broker settings over the project's (tests: limits to run into). */
   overrides?: Record<string, string>;
+  /** SASL_SSL and ACLs instead of plaintext for everyone. */
+  security?: KafkaSecurity;
 }
 
 export interface KafkaServer {
   readonly brokers: string;
+  /** How a super user connects: to apply ACLs, to check readiness. */
+  readonly admin: KafkaConnection;
   readonly process: ServerProcess;
   stop(): Promise<void>;
 }
@@ -73,6 +85,7 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
         '-c',
         configFile,
         '--standalone',
+        ...(options.security === undefined ? [] : scramUsers(options.security)),
       ),
       { cwd: options.dir, logFile: options.logFile },
     );
@@ -84,22 +97,31 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
     logFile: options.logFile,
   });
   const brokers = `${LOOPBACK}:${options.port}`;
-  await waitUntilReady(server, () => describeCluster(brokers), 90_000);
-  return { brokers, process: server, stop: () => server.stop() };
+  const admin =
+    options.security === undefined
+      ? { brokers: [brokers] }
+      : scramConnection(brokers, options.security, ADMIN);
+  await waitUntilReady(server, () => describeCluster(admin), 90_000);
+  return { brokers, admin, process: server, stop: () => server.stop() };
 }
 
 async function writeConfig(options: KafkaOptions): Promise<string> {
   await mkdir(join(options.dir, 'data'), { recursive: true });
   const controller = `${LOOPBACK}:${options.controllerPort}`;
+  const listener = `${LOOPBACK}:${options.port}`;
   const properties = {
     'process.roles': 'broker,controller',
     'node.id': '1',
     'controller.quorum.bootstrap.servers': controller,
-    listeners: `PLAINTEXT://${LOOPBACK}:${options.port},CONTROLLER://${controller}`,
-    'advertised.listeners': `PLAINTEXT://${LOOPBACK}:${options.port}`,
     'controller.listener.names': 'CONTROLLER',
-    'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    ...(options.security === undefined
+      ? {
+          listeners: `PLAINTEXT://${listener},CONTROLLER://${controller}`,
+          'advertised.listeners': `PLAINTEXT://${listener}`,
+          'inter.broker.listener.name': 'PLAINTEXT',
+          'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+        }
+      : secureListenerProperties(options.security, listener, controller)),
     'log.dirs': join(options.dir, 'data'),
     'num.partitions': '1',
     'auto.create.topics.enable': 'false',
@@ -144,10 +166,10 @@ function clusterId(): string {
   return id.startsWith('-') ? clusterId() : id;
 }
 
-async function describeCluster(brokers: string): Promise<void> {
+async function describeCluster(connection: KafkaConnection): Promise<void> {
   const admin = new Kafka({
     clientId: 'plant-store-readiness',
-    brokers: [brokers],
+    ...connection,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     retry: { retries: 0 },

@@ -1,7 +1,9 @@
 import { MongoClient } from 'mongodb';
 
-export function mongoUri(host: string, port: number): string {
-  return `mongodb://${host}:${port}/?directConnection=true`;
+/** With `caFile`, over TLS trusting that CA. */
+export function mongoUri(host: string, port: number, caFile?: string): string {
+  const tls = caFile === undefined ? '' : `&tls=true&tlsCAFile=${encodeURIComponent(caFile)}`;
+  return `mongodb://${host}:${port}/?directConnection=true${tls}`;
 }
 
 /** Resolves once the server answers a MongoDB `ping`. */

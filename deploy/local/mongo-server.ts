@@ -5,6 +5,8 @@ export interface MongoServerOptions {
   dir: string;
   port: number;
   logFile: string;
+  /** Listen with TLS only, with this certificate; the URI then trusts `caFile`. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 export interface MongoServer {

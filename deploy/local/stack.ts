@@ -4,7 +4,9 @@ import { KAFKA_CACHE_NAME, provisionKafka, startKafka, type KafkaServer } from '
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { startMongod } from './mongod.ts';
 import { findPostgresBinaries, startFerretDbOnPostgres } from './postgres.ts';
+import { OPENSSL } from './certificates.ts';
 import { cacheRoot } from './paths.ts';
+import { prepareSecurity, secureStack, type SecuredStack } from './secure-stack.ts';
 import { freePort } from './ports.ts';
 import { isProvisioned } from './provision-cache.ts';
 import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './tools.ts';
@@ -22,6 +24,11 @@ export interface LocalStackOptions {
    * read by index), SQLite where PostgreSQL is absent (with a warning: it scans).
    */
   store?: 'sqlite' | 'postgresql' | undefined;
+  /**
+   * Kafka on SASL_SSL with SCRAM users and ACLs, the store on TLS, and one `<principal>.env` per
+   * principal in `dir` (docs/security.md).
+   */
+  secure?: boolean;
 }
 
 export interface LocalStack {
@@ -36,6 +43,8 @@ export interface LocalStack {
   >;
   readonly kafka: KafkaServer;
   readonly mongo: MongoServer;
+  /** Where a secured stack's CA and `.env` files are. */
+  readonly secured?: SecuredStack;
   /** Stops one server and starts it again on the same data and port (fault drills). */
   restart(server: 'kafka' | 'mongo'): Promise<void>;
   stop(): Promise<void>;
@@ -46,10 +55,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const cache = options.cache ?? cacheRoot();
   const logDir = join(options.dir, 'logs');
   const mongod = findOnPath('mongod');
-  requireTools(toolsNeeded(cache, mongod !== null));
+  if (options.secure === true && mongod !== null)
+    throw new Error(
+      `--secure runs the store as FerretDB with TLS; ${mongod} is on PATH, and the stack does not configure mongod's TLS. Remove it from PATH for a secured stack.`,
+    );
+  requireTools([
+    ...toolsNeeded(cache, mongod !== null),
+    ...(options.secure === true ? [OPENSSL] : []),
+  ]);
 
   const store = options.store ?? defaultStore();
   const provisionLog = join(logDir, 'provision.log');
+  const security =
+    options.secure === true ? await prepareSecurity(options.dir, provisionLog) : undefined;
   const [libsDir, startMongo] = await Promise.all([
     provisionKafka(cache, provisionLog),
     mongod === null
@@ -72,17 +90,37 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: ports.kafkaPort,
     controllerPort: ports.kafkaControllerPort,
     logFile: join(logDir, 'kafka.log'),
+    ...(security === undefined ? {} : { security }),
   };
   const mongoOptions = {
     dir: join(options.dir, 'mongo'),
     port: ports.mongoPort,
     logFile: join(logDir, 'mongo.log'),
+    ...(security === undefined
+      ? {}
+      : {
+          tls: {
+            certFile: security.certificates.serverCertFile,
+            keyFile: security.certificates.serverKeyFile,
+            caFile: security.certificates.caFile,
+          },
+        }),
   };
   const started = await Promise.allSettled([startKafka(kafkaOptions), startMongo(mongoOptions)]);
   const [kafka, mongo] = started;
   if (kafka.status === 'fulfilled' && mongo.status === 'fulfilled') {
     const servers = { kafka: kafka.value, mongo: mongo.value };
+    const secured =
+      security === undefined
+        ? undefined
+        : await secureStack(options.dir, kafka.value, mongo.value.uri, security).catch(
+            async (error: unknown) => {
+              await Promise.all([kafka.value.stop(), mongo.value.stop()]);
+              throw error;
+            },
+          );
     return {
+      ...(secured === undefined ? {} : { secured }),
       kafkaBrokers: kafka.value.brokers,
       mongoUri: mongo.value.uri,
       mongoServer: mongo.value.process.name,

@@ -48,7 +48,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   ];
   if (tokenVerifiers.length === 0) throw new Error('No authentication configured');
   const topics = options.topics ?? TOPICS;
-  await ensureTopics(options.kafka, topics, options.partitions);
+  await ensureTopics(options.kafka, topics, options.partitions, ['create', 'replies']);
   const waiter = replyWaiter();
   const metrics = gatewayMetrics(() => waiter.waiting);
   let stopped: Promise<void> | undefined;

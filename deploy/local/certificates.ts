@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runLogged } from './run-logged.ts';
+import type { Tool } from './tools.ts';
+
+export const OPENSSL: Tool = {
+  command: 'openssl',
+  neededFor: 'the certificates of the secured stack (--secure)',
+  install: 'install OpenSSL (Debian/Ubuntu: apt-get install openssl)',
+};
+
+export interface Certificates {
+  /** The CA that signed the servers' certificate; what clients trust. */
+  caFile: string;
+  caKeyFile: string;
+  /** The servers' certificate (for localhost and 127.0.0.1), then its key, in one PEM file. */
+  serverFile: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+}
+
+/**
+ * A CA of its own (`<dir>/ca.pem`) and a certificate it signs for the local servers (in
+ * `<dir>/tls`), made once per directory with the machine's openssl. Never committed: every
+ * `--dir` gets its own, and the keys stay in it.
+ */
+export async function ensureCertificates(
+  dir: string,
+  logFile: string,
+  name = 'plant-store local CA',
+): Promise<Certificates> {
+  const tls = join(dir, 'tls');
+  const certificates = {
+    caFile: join(dir, 'ca.pem'),
+    caKeyFile: join(tls, 'ca.key'),
+    serverFile: join(tls, 'server.pem'),
+    serverCertFile: join(tls, 'server.crt'),
+    serverKeyFile: join(tls, 'server.key'),
+  };
+  if (existsSync(certificates.serverFile)) return certificates;
+  await mkdir(tls, { recursive: true, mode: 0o700 });
+  const openssl = (...args: string[]) => runLogged('openssl', args, { cwd: dir, logFile });
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await openssl(
+    'req',
+    '-x509',
+    ...key,
+    '-keyout',
+    certificates.caKeyFile,
+    '-out',
+    certificates.caFile,
+    '-days',
+    '825',
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  const request = join(tls, 'server.csr');
+  await openssl(
+    'req',
+    '-new',
+    ...key,
+    '-keyout',
+    certificates.serverKeyFile,
+    '-out',
+    request,
+    '-subj',
+    '/CN=localhost',
+  );
+  const extensions = join(tls, 'server.ext');
+  await writeFile(
+    extensions,
+    'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n',
+  );
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    request,
+    '-CA',
+    certificates.caFile,
+    '-CAkey',
+    certificates.caKeyFile,
+    '-CAserial',
+    join(tls, 'ca.srl'),
+    '-CAcreateserial',
+    '-days',
+    '825',
+    '-extfile',
+    extensions,
+    '-out',
+    certificates.serverCertFile,
+  );
+  const pkcs8 = await openssl('pkcs8', '-topk8', '-nocrypt', '-in', certificates.serverKeyFile);
+  await writeFile(certificates.serverKeyFile, pkcs8, { mode: 0o600 });
+  const chain = await readFile(certificates.serverCertFile, 'utf8');
+  await writeFile(certificates.serverFile, `${pkcs8}${chain}`, { mode: 0o600 });
+  await chmod(certificates.caKeyFile, 0o600);
+  return certificates;
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { TOPICS } from '../../shared/contracts/kafka.ts';
+import { ensureTopics } from '../../shared/ensure-topics.ts';
+import { kafkaClient } from '../../shared/kafka-client.ts';
+import { ensureCertificates, type Certificates } from './certificates.ts';
+import { applyAcls, PRINCIPALS, type Principal } from './kafka-acls.ts';
+import { ADMIN, type KafkaSecurity } from './kafka-security.ts';
+import type { KafkaServer } from './kafka.ts';
+
+const PARTITIONS = 3;
+
+export interface SecuredStack {
+  /** The CA both servers' certificate comes from: `<dir>/ca.pem`. */
+  readonly caFile: string;
+  /**
+   * `<dir>/<principal>.env`: every variable that principal's service needs to connect, single-quoted
+   * so that a shell (`set -a; . writer.env`), `node --env-file` and compose's `env_file` all read it.
+   */
+  readonly envFiles: Readonly<Record<Principal, string>>;
+}
+
+/** The certificates and the SCRAM users of `dir`, made on its first secured start and kept. */
+export async function prepareSecurity(dir: string, logFile: string): Promise<KafkaSecurity> {
+  const certificates = await ensureCertificates(dir, logFile);
+  return { certificates, passwords: await ensurePasswords(dir) };
+}
+
+async function ensurePasswords(dir: string): Promise<Record<string, string>> {
+  const file = join(dir, 'tls', 'passwords.json');
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+  const passwords = Object.fromEntries(
+    [ADMIN, ...PRINCIPALS].map((user) => [user, randomBytes(18).toString('base64url')]),
+  );
+  await writeFile(file, JSON.stringify(passwords), { mode: 0o600 });
+  return passwords;
+}
+
+/**
+ * What a secured stack adds once its servers run: the topics (created by the brokers' own
+ * principal, so no service needs the right to), the ACLs, and the principals' `.env` files.
+ */
+export async function secureStack(
+  dir: string,
+  kafka: KafkaServer,
+  mongoUri: string,
+  security: KafkaSecurity,
+): Promise<SecuredStack> {
+  await ensureTopics(kafkaClient('plant-store-setup', kafka.admin), TOPICS, PARTITIONS);
+  await applyAcls(kafka.admin);
+  const envFiles = Object.fromEntries(
+    PRINCIPALS.map((principal) => [principal, join(dir, `${principal}.env`)]),
+  ) as Record<Principal, string>;
+  for (const principal of PRINCIPALS) {
+    const password = security.passwords[principal] ?? '';
+    await writeFile(
+      envFiles[principal],
+      envFile(principal, kafka.brokers, password, security.certificates, mongoUri),
+      { mode: 0o600 },
+    );
+  }
+  return { caFile: security.certificates.caFile, envFiles };
+}
+
+function envFile(
+  principal: Principal,
+  brokers: string,
+  password: string,
+  certificates: Certificates,
+  mongoUri: string,
+): string {
+  const variables: Record<string, string> = {
+    KAFKA_BROKERS: brokers,
+    KAFKA_SSL: 'true',
+    KAFKA_SSL_CA_FILE: certificates.caFile,
+    KAFKA_SASL_MECHANISM: 'scram-sha-512',
+    KAFKA_SASL_USERNAME: principal,
+    KAFKA_SASL_PASSWORD: password,
+    ...(principal === 'writer'
+      ? { MONGODB_URI: withoutCaFile(mongoUri), MONGODB_TLS_CA_FILE: certificates.caFile }
+      : {}),
+  };
+  return Object.entries(variables)
+    .map(([name, value]) => `${name}='${value}'\n`)
+    .join('');
+}
+
+/** The stack's own URI names the CA file; a service is given it as MONGODB_TLS_CA_FILE. */
+function withoutCaFile(uri: string): string {
+  const url = new URL(uri);
+  url.searchParams.delete('tlsCAFile');
+  return url.toString();
+}
+
+/** The variables of a principal's `.env` file. */
+export async function readEnvFile(path: string): Promise<Record<string, string>> {
+  return parseEnv(await readFile(path, 'utf8')) as Record<string, string>;
+}
