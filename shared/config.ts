@@ -115,8 +115,13 @@ export function configOrExit<Config>(read: () => Config): Config {
   try {
     return read();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    return exitOnConfigError(error);
   }
+}
+
+/** The same for a check that runs later (one the servers refuse): exits on a ConfigError. */
+export function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
 }

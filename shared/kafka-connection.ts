@@ -29,10 +29,13 @@ export const kafkaConnectionSettings = {
 
 export type KafkaConnectionConfig = Static<TObject<typeof kafkaConnectionSettings>>;
 
+/** The SASL mechanisms a user and password sign in with, as kafkajs types them. */
+export type PasswordSasl = Extract<SASLOptions, { password: string }>;
+
 export interface KafkaConnection {
   brokers: string[];
   ssl?: ConnectionOptions;
-  sasl?: SASLOptions;
+  sasl?: PasswordSasl;
 }
 
 /** The kafkajs options of `config`; what is wrong with them goes to `problems`. */
@@ -78,7 +81,7 @@ function sslOf(config: KafkaConnectionConfig, problems: string[]): ConnectionOpt
   };
 }
 
-function saslOf(config: KafkaConnectionConfig, problems: string[]): SASLOptions | undefined {
+function saslOf(config: KafkaConnectionConfig, problems: string[]): PasswordSasl | undefined {
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username } = config;
   const password = config.KAFKA_SASL_PASSWORD;
   if (mechanism === undefined) {

@@ -1,5 +1,6 @@
 // `npm run start:gateway`: one gateway process against KAFKA_BROKERS.
-import { configOrExit, topicsOf } from '../../../shared/config.ts';
+import { configOrExit, exitOnConfigError, topicsOf } from '../../../shared/config.ts';
+import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignal } from '../../../shared/shutdown.ts';
@@ -8,6 +9,7 @@ import { readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 
 const config = configOrExit(() => readGatewayConfig());
+await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('gateway', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-gateway', logger);
 const gateway = await startGateway({

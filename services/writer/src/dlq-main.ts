@@ -4,11 +4,13 @@ import { parseArgs } from 'node:util';
 import Type from 'typebox';
 import {
   configOrExit,
+  exitOnConfigError,
   failOn,
   readConfig,
   sharedSettings,
   topicsOf,
 } from '../../../shared/config.ts';
+import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
@@ -43,6 +45,7 @@ const config = configOrExit(() => {
   failOn(problems);
   return { ...settings, connection };
 });
+await checkKafkaAccess(config.connection).catch(exitOnConfigError);
 const topics = topicsOf(config);
 const kafka = kafkaClient('plant-store-dlq', config.connection);
 const letters = await readDeadLetters(kafka, topics.dlq, {

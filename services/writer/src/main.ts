@@ -1,5 +1,6 @@
 // `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
-import { configOrExit, topicsOf } from '../../../shared/config.ts';
+import { configOrExit, exitOnConfigError, topicsOf } from '../../../shared/config.ts';
+import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignal } from '../../../shared/shutdown.ts';
@@ -10,6 +11,7 @@ import { connectStore } from './store-client.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
+await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('writer', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-writer', logger);
 const kafka = kafkaClient('plant-store-writer', config.kafka);

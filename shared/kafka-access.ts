@@ -1,0 +1,61 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { ConfigError } from './config.ts';
+import type { KafkaConnection } from './kafka-connection.ts';
+
+/** Node's codes for a certificate it does not trust, or that names another host. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+]);
+const WRONG_NAME = 'ERR_TLS_CERT_ALTNAME_INVALID';
+
+/**
+ * Connects once, so that settings the cluster refuses stop a service at start-up with the setting
+ * named: kafkajs would retry a certificate it does not trust for half a minute, and a refused
+ * password surfaces as a stack trace. A broker that cannot be reached is not a settings problem:
+ * the service starts and its client keeps trying.
+ */
+export async function checkKafkaAccess(connection: KafkaConnection): Promise<void> {
+  const admin = new Kafka({
+    clientId: 'plant-store-access-check',
+    ...connection,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+  }).admin();
+  try {
+    await admin.connect();
+  } catch (error) {
+    const problem = settingRefused(error, connection);
+    if (problem !== undefined) throw new ConfigError(`Invalid configuration: ${problem}`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** What is wrong with the settings when `error` says the cluster refused them. */
+export function settingRefused(error: unknown, connection: KafkaConnection): string | undefined {
+  for (let at: unknown = error; at instanceof Error; at = at.cause) {
+    const { code, type, name, message } = at as Error & { code?: unknown; type?: unknown };
+    if (name === 'KafkaJSSASLAuthenticationError')
+      return `Kafka refused the credentials of KAFKA_SASL_USERNAME "${connection.sasl?.username ?? ''}": check KAFKA_SASL_PASSWORD and KAFKA_SASL_MECHANISM (${message})`;
+    if (type === 'UNSUPPORTED_SASL_MECHANISM')
+      return `Kafka does not accept KAFKA_SASL_MECHANISM "${connection.sasl?.mechanism ?? ''}" (${message})`;
+    if (typeof code === 'string' && UNTRUSTED.has(code))
+      return `the broker's certificate is not trusted: check KAFKA_SSL_CA_FILE (${reason(message)})`;
+    if (code === WRONG_NAME)
+      return `the broker's certificate does not name the host connected to: check KAFKA_BROKERS, or KAFKA_SSL_CHECK_HOSTNAME (${reason(message)})`;
+  }
+  return undefined;
+}
+
+/** kafkajs prefixes "Connection error: "; Node appends advice about --use-system-ca. */
+function reason(message: string): string {
+  return message.replace(/^Connection error: /, '').replace(/; if the root CA is installed.*$/, '');
+}
