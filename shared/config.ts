@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { TOPICS, type Topics } from './contracts/kafka.ts';
-import { kafkaConnectionSettings } from './kafka-connection.ts';
+import {
+  kafkaConnectionOf,
+  kafkaConnectionSettings,
+  type KafkaConnection,
+} from './kafka-connection.ts';
 
 /** Kafka's own rule for topic names. */
 const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';
@@ -108,6 +112,15 @@ function expectation(property: TSchema, value: unknown): string {
 /** Throws one error naming every problem found after `readConfig`, when there is any. */
 export function failOn(problems: readonly string[]): void {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+}
+
+/** The Kafka connection the variables in `env` describe, for tools and scripts beside the services. */
+export function kafkaConnectionFromEnv(env: NodeJS.ProcessEnv = process.env): KafkaConnection {
+  const settings = readConfig(Type.Object(kafkaConnectionSettings), env);
+  const problems: string[] = [];
+  const connection = kafkaConnectionOf(settings, problems);
+  failOn(problems);
+  return connection;
 }
 
 /** For entry points: a configuration error is the operator's to fix, so no stack trace. */

@@ -1,8 +1,19 @@
 import { Kafka, logLevel } from 'kafkajs';
+import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 
-/** Resolves once a consumer group has at least `members` members and a settled assignment. */
-export async function groupIsStable(brokers: string, groupId: string, members = 1): Promise<void> {
-  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+/**
+ * Resolves once a consumer group has at least `members` members and a settled assignment;
+ * `brokers` alone for a plaintext cluster.
+ */
+export async function groupIsStable(
+  connection: string | KafkaConnection,
+  groupId: string,
+  members = 1,
+): Promise<void> {
+  const admin = new Kafka({
+    ...(typeof connection === 'string' ? { brokers: [connection] } : connection),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     const [group] = (await admin.describeGroups([groupId])).groups;

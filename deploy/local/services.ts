@@ -1,5 +1,6 @@
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
 import type { ServerProcess } from './server-process.ts';
@@ -63,7 +64,7 @@ function writerJoined(
   env: NodeJS.ProcessEnv,
   members: number,
 ): Promise<void> {
-  const brokers = env.KAFKA_BROKERS ?? '';
+  const connection = kafkaConnectionFromEnv(env);
   const group = env.KAFKA_WRITER_GROUP ?? WRITER_GROUP;
-  return waitUntilReady(writer, () => groupIsStable(brokers, group, members), 60_000);
+  return waitUntilReady(writer, () => groupIsStable(connection, group, members), 60_000);
 }

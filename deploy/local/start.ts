@@ -1,20 +1,25 @@
-// `npm start`: the whole plant store on this machine (Kafka, the MongoDB-protocol server, one
-// gateway, one writer) until Ctrl-C. KAFKA_BROKERS and MONGODB_URI, when both are set, replace
-// the local servers.
+// `npm start [-- --secure]`: the whole plant store on this machine (Kafka, the MongoDB-protocol
+// server, one gateway, one writer) until Ctrl-C; with --secure on SASL_SSL, ACLs and a TLS store.
+// KAFKA_BROKERS and MONGODB_URI, when both are set, replace the local servers.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { stateRoot } from './paths.ts';
 import { assertPortFree, freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
+import { readEnvFile } from './secure-stack.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
 
 const { values } = parseArgs({
-  options: { dir: { type: 'string', default: join(stateRoot, 'start') } },
+  options: {
+    dir: { type: 'string', default: join(stateRoot, 'start') },
+    secure: { type: 'boolean', default: false },
+  },
 });
 const dir = values.dir;
 const logDir = join(dir, 'logs');
@@ -32,24 +37,19 @@ async function main(): Promise<void> {
     console.log(
       'Starting Kafka and the MongoDB-protocol server (the first start provisions them)…',
     );
-    return startLocalStack({ dir, ...ports });
+    return startLocalStack({ dir, ...ports, secure: values.secure });
   });
   const token = givenTokens ?? `dev-${randomBytes(18).toString('base64url')}`;
-  const env = {
-    ...process.env,
-    KAFKA_BROKERS: stack.kafkaBrokers,
-    MONGODB_URI: stack.mongoUri,
-    AUTH_TOKENS: token,
-    PORT: String(port),
-  };
+  const env = { ...process.env, AUTH_TOKENS: token, PORT: String(port) };
   const metricsPort = process.env.METRICS_PORT ?? String(await freePort());
-  const writer = startNodeService({
-    name: 'writer',
-    script: WRITER_MAIN,
-    env: { ...env, METRICS_PORT: metricsPort },
+  const writerEnv = { ...env, ...(await connectionOf(stack, 'writer')), METRICS_PORT: metricsPort };
+  const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env: writerEnv, logDir });
+  const gateway = startNodeService({
+    name: 'gateway',
+    script: GATEWAY_MAIN,
+    env: { ...env, ...(await connectionOf(stack, 'gateway')) },
     logDir,
   });
-  const gateway = startNodeService({ name: 'gateway', script: GATEWAY_MAIN, env, logDir });
   const services = [writer, gateway];
   const stopAll = async () => {
     await gateway.stop();
@@ -59,7 +59,8 @@ async function main(): Promise<void> {
   const stopping = stopOnSignal('the gateway, the writer and the servers', stopAll);
 
   try {
-    await waitUntilReady(writer, () => groupIsStable(stack.kafkaBrokers, WRITER_GROUP), 60_000);
+    const writerConnection = kafkaConnectionFromEnv(writerEnv);
+    await waitUntilReady(writer, () => groupIsStable(writerConnection, WRITER_GROUP), 60_000);
     await waitUntilReady(gateway, () => httpIsReady(`http://127.0.0.1:${port}`), 60_000);
   } catch (error) {
     await stopAll();
@@ -72,6 +73,11 @@ async function main(): Promise<void> {
       givenTokens ? 'Token: one of AUTH_TOKENS' : `Development token: ${token}`,
       `Try: curl -s -X POST ${url}/plants -H "Authorization: Bearer ${givenTokens ? '<token>' : token}" -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "aroid"}'`,
       `Metrics: ${url}/metrics (gateway), http://127.0.0.1:${metricsPort}/metrics (writer)`,
+      ...(stack.secured === undefined
+        ? []
+        : [
+            `Kafka on SASL_SSL with ACLs; each principal's settings: ${Object.values(stack.secured.envFiles).join(', ')}`,
+          ]),
       `Logs: ${logDir} (gateway.log, writer.log${stack.logDir === logDir ? ', kafka.log, mongo.log' : ''})`,
       'Ctrl-C stops everything.',
     ].join('\n'),
@@ -83,7 +89,16 @@ async function main(): Promise<void> {
   process.exitCode = 1;
 }
 
-type Servers = Pick<LocalStack, 'kafkaBrokers' | 'mongoUri' | 'logDir' | 'stop'>;
+type Servers = Pick<LocalStack, 'kafkaBrokers' | 'mongoUri' | 'logDir' | 'stop' | 'secured'>;
+
+/** The variables a service connects with: its principal's `.env` file on a secured stack. */
+async function connectionOf(
+  stack: Servers,
+  principal: 'gateway' | 'writer',
+): Promise<Record<string, string>> {
+  if (stack.secured !== undefined) return readEnvFile(stack.secured.envFiles[principal]);
+  return { KAFKA_BROKERS: stack.kafkaBrokers, MONGODB_URI: stack.mongoUri };
+}
 
 async function serversFromEnvironmentOr(startLocal: () => Promise<Servers>): Promise<Servers> {
   const { KAFKA_BROKERS, MONGODB_URI } = process.env;
