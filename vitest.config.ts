@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** `npm test` runs every project; `npm run test:unit|test:integration|test:deploy` one. */
+/** `npm test` runs every project; `npm run test:unit|test:integration|test:deploy|test:secured` one. */
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -24,6 +24,14 @@ export default defineConfig({
           name: 'deploy',
           include: ['test/deploy/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'secured',
+          include: ['test/secured/**/*.test.ts'],
+          globalSetup: ['test/secured/global-setup.ts'],
         },
       },
     ],

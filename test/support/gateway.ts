@@ -5,8 +5,9 @@ import type { JwtOptions } from '../../services/gateway/src/jwt-tokens.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import { PARTITIONS, startTestWriter, type RegisterCleanup, type WriterHarness } from './writer.ts';
 
-export const TOKEN = 'test-token-6a1f';
-export const SECOND_TOKEN = 'second-token';
+import { SECOND_TOKEN, TOKEN } from './token.ts';
+
+export { SECOND_TOKEN, TOKEN };
 export const BODY_LIMIT_BYTES = 1_024;
 
 export type GatewayHarness = WriterHarness & TestGateway;
