@@ -15,6 +15,9 @@ const UNTRUSTED = new Set([
   'CERT_SIGNATURE_FAILURE',
 ]);
 const WRONG_NAME = 'ERR_TLS_CERT_ALTNAME_INVALID';
+/** The broker's alert about the client's certificate (one its CA did not sign, or expired). */
+const CLIENT_CERTIFICATE_REFUSED =
+  /^ERR_SSL_SSL\/TLS_ALERT_(CERTIFICATE|BAD_CERTIFICATE|UNKNOWN_CA)/;
 
 /**
  * Connects once, so that settings the cluster refuses stop a service at start-up with the setting
@@ -49,6 +52,8 @@ export function settingRefused(error: unknown, connection: KafkaConnection): str
       return `Kafka does not accept KAFKA_SASL_MECHANISM "${connection.sasl?.mechanism ?? ''}" (${message})`;
     if (typeof code === 'string' && UNTRUSTED.has(code))
       return `the broker's certificate is not trusted: check KAFKA_SSL_CA_FILE (${reason(message)})`;
+    if (typeof code === 'string' && CLIENT_CERTIFICATE_REFUSED.test(code))
+      return `the broker refused the client certificate: check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE (${reason(message)})`;
     if (code === WRONG_NAME)
       return `the broker's certificate does not name the host connected to: check KAFKA_BROKERS, or KAFKA_SSL_CHECK_HOSTNAME (${reason(message)})`;
   }

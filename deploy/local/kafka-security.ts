@@ -22,9 +22,10 @@ export function scramUsers(security: KafkaSecurity): string[] {
 
 /**
  * One SASL_SSL listener for clients and the broker itself (SCRAM-SHA-512; a client certificate is
- * checked when one is presented), the controller's on loopback with SASL PLAIN (KRaft controllers
- * cannot use SCRAM: its credentials live in the metadata they serve), and the StandardAuthorizer
- * refusing whatever no ACL allows.
+ * checked against the CA when one is presented: the broker-wide `ssl.client.auth` applies to SSL
+ * listeners only), the controller's on loopback with SASL PLAIN (KRaft controllers cannot use
+ * SCRAM: its credentials live in the metadata they serve), and the StandardAuthorizer refusing
+ * whatever no ACL allows.
  */
 export function secureListenerProperties(
   security: KafkaSecurity,
@@ -48,7 +49,7 @@ export function secureListenerProperties(
     'ssl.keystore.location': serverFile,
     'ssl.truststore.type': 'PEM',
     'ssl.truststore.location': caFile,
-    'ssl.client.auth': 'requested',
+    'listener.name.sasl_ssl.ssl.client.auth': 'requested',
     'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
     'allow.everyone.if.no.acl.found': 'false',
     'super.users': `User:${ADMIN}`,

@@ -49,6 +49,18 @@ describe('Settings the cluster refuses at start-up', () => {
     expect(settingRefused(untrusted, connection)).toBe(
       "the broker's certificate is not trusted: check KAFKA_SSL_CA_FILE (unable to verify the first certificate)",
     );
+    expect(
+      settingRefused(
+        error(
+          'KafkaJSConnectionError',
+          'Connection error: 40BD:error:0A000416:SSL routines:ssl3_read_bytes:ssl/tls alert certificate unknown',
+          { code: 'ERR_SSL_SSL/TLS_ALERT_CERTIFICATE_UNKNOWN' },
+        ),
+        connection,
+      ),
+    ).toBe(
+      'the broker refused the client certificate: check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE (40BD:error:0A000416:SSL routines:ssl3_read_bytes:ssl/tls alert certificate unknown)',
+    );
     expect(settingRefused(wrongHost, connection)).toBe(
       "the broker's certificate does not name the host connected to: check KAFKA_BROKERS, or KAFKA_SSL_CHECK_HOSTNAME (Hostname/IP does not match certificate's altnames)",
     );
