@@ -8,7 +8,7 @@ export const kafkaConnectionSettings = {
   KAFKA_BROKERS: Type.String({ minLength: 1, description: 'Comma-separated host:port list' }),
   KAFKA_SSL: Type.Boolean({ default: false }),
   KAFKA_SSL_CA_FILE: Type.Optional(
-    Type.String({ minLength: 1, description: "PEM; the system's CAs when unset" }),
+    Type.String({ minLength: 1, description: "PEM; Node's built-in CA list when unset" }),
   ),
   KAFKA_SSL_CERT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'PEM, for mTLS' })),
   KAFKA_SSL_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'PEM, for mTLS' })),

@@ -40,13 +40,16 @@ async function main(): Promise<void> {
   console.log(
     [
       ...(stack.secured === undefined
-        ? [`KAFKA_BROKERS=${stack.kafkaBrokers}`, `MONGODB_URI=${stack.mongoUri}`]
+        ? [
+            `KAFKA_BROKERS=${stack.kafkaBrokers}`,
+            `MONGODB_URI=${stack.mongoUri}   (${stack.mongoServer})`,
+          ]
         : [
             `Kafka: SASL_SSL on ${stack.kafkaBrokers}, SCRAM-SHA-512, ACLs (docs/security.md)`,
+            `Store: TLS only on 127.0.0.1:${String(stack.ports.mongoPort)} (${stack.mongoServer})`,
             `CA: ${stack.secured.caFile}`,
             `Settings and passwords of each principal: ${Object.values(stack.secured.envFiles).join(', ')}`,
           ]),
-      `Store: ${stack.mongoServer}${stack.secured === undefined ? '' : ', TLS only'}`,
       `Logs: ${stack.logDir}`,
       'Ctrl-C stops both.',
     ].join('\n'),

@@ -88,6 +88,7 @@ describe('The first command on a fresh clone, with an older Node first on PATH',
         'start',
         'test:deploy',
         'test:integration',
+        'test:secured',
       ].toSorted(),
     );
   });

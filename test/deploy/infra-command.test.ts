@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { pingMongo } from '../../deploy/local/mongo-ping.ts';
+import { readEnvFile } from '../../deploy/local/secure-stack.ts';
+import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { isAlive, reapOrphans } from '../../deploy/local/orphans.ts';
 import { freePort, LOOPBACK } from '../../deploy/local/ports.ts';
 import { childPids, runInfra } from '../support/infra-process.ts';
@@ -57,6 +59,32 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
       expect(servers.filter(isAlive)).toEqual([]);
     },
   );
+
+  it("When started with --secure, then it prints where the CA and each principal's settings are, and those settings connect only as that principal", async () => {
+    const dir = await temporaryDirectory();
+    const infra = runInfra([...(await portArgs(dir)), '--secure']);
+    await infra.printed('Ctrl-C stops both.');
+
+    expect(infra.output()).toContain(`CA: ${join(dir, 'ca.pem')}`);
+    expect(infra.output()).toContain(
+      `Settings and passwords of each principal: ${['gateway', 'writer', 'producer', 'dlq'].map((name) => join(dir, `${name}.env`)).join(', ')}`,
+    );
+    const writer = await readEnvFile(join(dir, 'writer.env'));
+    const admin = new Kafka({
+      ...kafkaConnectionFromEnv(await readEnvFile(join(dir, 'gateway.env'))),
+      logLevel: logLevel.NOTHING,
+    }).admin();
+    await admin.connect();
+    const visible = await admin.listTopics().finally(() => admin.disconnect());
+    expect(visible.toSorted()).toEqual(['plants.create', 'plants.create.replies']);
+    await expect(
+      pingMongo(`${writer.MONGODB_URI ?? ''}&tlsCAFile=${writer.MONGODB_TLS_CA_FILE ?? ''}`),
+    ).resolves.toBeUndefined();
+    await expect(pingMongo(writer.MONGODB_URI?.replace('&tls=true', '') ?? '')).rejects.toThrow();
+
+    infra.child.kill('SIGINT');
+    expect(await infra.exited).toBe(0);
+  });
 
   it('When a port is taken, then it exits at once naming the port and how to choose another', async () => {
     const dir = await temporaryDirectory();

@@ -10,7 +10,7 @@ export const WriterConfig = Type.Object({
   ...shutdownSettings,
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', writeOnly: true }),
   MONGODB_TLS_CA_FILE: Type.Optional(
-    Type.String({ minLength: 1, description: "PEM; turns TLS on; the system's CAs when unset" }),
+    Type.String({ minLength: 1, description: 'PEM; turns TLS on' }),
   ),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
   KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),
