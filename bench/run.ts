@@ -10,6 +10,7 @@ import { startNodeService } from '../deploy/local/node-service.ts';
 import { projectRoot, stateRoot } from '../deploy/local/paths.ts';
 import { freePort } from '../deploy/local/ports.ts';
 import { httpIsReady } from '../deploy/local/readiness.ts';
+import { serviceConnections } from '../deploy/local/secure-stack.ts';
 import { startServices } from '../deploy/local/services.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startLocalStack, type LocalStack } from '../deploy/local/stack.ts';
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     preload: { type: 'string', default: '0' },
     'log-level': { type: 'string', default: 'warn' },
     'ids-beyond-2-53': { type: 'boolean', default: false },
+    secure: { type: 'boolean', default: false },
   },
 });
 const connections = Number(values.connections);
@@ -82,7 +84,6 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
   const env = {
     ...process.env,
     AUTH_TOKENS: token,
-    KAFKA_BROKERS: stack.kafkaBrokers,
     MONGODB_URI: stack.mongoUri,
     KAFKA_PARTITIONS: values.partitions,
     LOG_LEVEL: values['log-level'],
@@ -102,6 +103,7 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
   }
   const { writers, gateways, urls } = await startServices({
     env,
+    connections: await serviceConnections(stack),
     logDir,
     writers: Number(values.writers),
     gateways: Number(values.gateways),
@@ -245,7 +247,7 @@ if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
   throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
 }
 console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
-const stack = await startLocalStack({ dir, store: values.store });
+const stack = await startLocalStack({ dir, store: values.store, secure: values.secure });
 // The services die with this process (SIGKILL on exit); the servers are stopped in order.
 stopOnSignal('the benchmark', () => stack.stop());
 try {
@@ -306,7 +308,7 @@ try {
       gateways: Number(values.gateways),
       sequential,
       preload,
-      store: stack.mongoServer,
+      store: `${stack.mongoServer}${values.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}`,
       logLevel: values['log-level'],
       idsBeyond2To53: values['ids-beyond-2-53'],
     },

@@ -11,6 +11,7 @@ import { MongoClient } from 'mongodb';
 import { stateRoot } from '../deploy/local/paths.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import { startServices, startWriterProcess } from '../deploy/local/services.ts';
+import { serviceConnections } from '../deploy/local/secure-stack.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     'min-creates': { type: 'string', default: '20000' },
     'fault-every': { type: 'string', default: '15' },
     store: { type: 'string' },
+    secure: { type: 'boolean', default: false },
   },
 });
 const connections = Number(values.connections);
@@ -37,14 +39,15 @@ const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-
 const logDir = join(dir, 'logs');
 const token = `chaos-${randomBytes(12).toString('base64url')}`;
 
-console.log(`chaos: starting Kafka and the store (${store ?? 'default'}) in ${dir}…`);
-const stack = await startLocalStack({ dir, store });
+console.log(
+  `chaos: starting Kafka${values.secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
+);
+const stack = await startLocalStack({ dir, store, secure: values.secure });
 stopOnSignal('the chaos run', () => stack.stop());
+const serviceSettings = await serviceConnections(stack);
 const env = {
   ...process.env,
   AUTH_TOKENS: token,
-  KAFKA_BROKERS: stack.kafkaBrokers,
-  MONGODB_URI: stack.mongoUri,
   REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
 };
@@ -57,7 +60,13 @@ interface Fault {
 }
 
 try {
-  const services = await startServices({ env, logDir, writers: WRITERS, gateways: 2 });
+  const services = await startServices({
+    env,
+    connections: serviceSettings,
+    logDir,
+    writers: WRITERS,
+    gateways: 2,
+  });
   const writers: ServerProcess[] = [...services.writers];
   const trafficOptions = {
     urls: services.urls,
@@ -85,7 +94,11 @@ try {
     const before = await writerGroup();
     writers[index]?.kill(signal);
     await writers[index]?.exited;
-    const writer = startWriterProcess(`writer-${String(index + 1)}-${signal}`, { env, logDir });
+    const writer = startWriterProcess(`writer-${String(index + 1)}-${signal}`, {
+      env,
+      connections: serviceSettings,
+      logDir,
+    });
     writers[index] = writer;
     // Stable with three members again, one of them new: the old one left, or its session expired.
     await waitUntilReady(
@@ -134,7 +147,7 @@ try {
 }
 
 async function writerGroup(): Promise<{ stable: boolean; members: string[] }> {
-  const admin = new Kafka({ brokers: [stack.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({ ...stack.kafka.admin, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const [group] = (await admin.describeGroups([WRITER_GROUP])).groups;

@@ -95,6 +95,25 @@ function withoutCaFile(uri: string): string {
   return url.toString();
 }
 
+/** The variables with which the gateway and the writer reach Kafka and the store. */
+export type ServiceConnections = Record<'gateway' | 'writer', Record<string, string>>;
+
+/** A stack's: its principals' `.env` files when it is secured, else its brokers and store. */
+export async function serviceConnections(stack: {
+  kafkaBrokers: string;
+  mongoUri: string;
+  secured?: SecuredStack | undefined;
+}): Promise<ServiceConnections> {
+  if (stack.secured === undefined) {
+    const plain = { KAFKA_BROKERS: stack.kafkaBrokers, MONGODB_URI: stack.mongoUri };
+    return { gateway: plain, writer: plain };
+  }
+  return {
+    gateway: await readEnvFile(stack.secured.envFiles.gateway),
+    writer: await readEnvFile(stack.secured.envFiles.writer),
+  };
+}
+
 /** The variables of a principal's `.env` file. */
 export async function readEnvFile(path: string): Promise<Record<string, string>> {
   return parseEnv(await readFile(path, 'utf8')) as Record<string, string>;

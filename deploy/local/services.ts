@@ -3,12 +3,15 @@ import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
+import type { ServiceConnections } from './secure-stack.ts';
 import type { ServerProcess } from './server-process.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
 
 export interface ServicesOptions {
-  /** Both services' environment: brokers, store, tokens, topics. */
+  /** Both services' environment: tokens, topics, log level. */
   env: NodeJS.ProcessEnv;
+  /** How each service reaches Kafka and the store (`serviceConnections` of a stack). */
+  connections: ServiceConnections;
   logDir: string;
   writers: number;
   gateways: number;
@@ -32,11 +35,12 @@ export async function startServices(options: ServicesOptions): Promise<Services>
     startNodeService({
       name: ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`,
       script: GATEWAY_MAIN,
-      env: { ...options.env, PORT: String(port) },
+      env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
       logDir: options.logDir,
     }),
   );
-  for (const writer of writers) await writerJoined(writer, options.env, writers.length);
+  const writerEnv = { ...options.env, ...options.connections.writer };
+  for (const writer of writers) await writerJoined(writer, writerEnv, writers.length);
   await Promise.all(
     gateways.map((gateway, index) =>
       waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
@@ -47,13 +51,13 @@ export async function startServices(options: ServicesOptions): Promise<Services>
 
 export function startWriterProcess(
   name: string,
-  options: Pick<ServicesOptions, 'env' | 'logDir'>,
+  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir'>,
 ): ServerProcess {
   return startNodeService({
     name,
     script: WRITER_MAIN,
     // Several writers on one host: each health and metrics port is a free one (in its log).
-    env: { ...options.env, METRICS_PORT: '0' },
+    env: { ...options.env, ...options.connections.writer, METRICS_PORT: '0' },
     logDir: options.logDir,
   });
 }

@@ -10,7 +10,7 @@ import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { stateRoot } from './paths.ts';
 import { assertPortFree, freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
-import { readEnvFile } from './secure-stack.ts';
+import { serviceConnections } from './secure-stack.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
@@ -42,12 +42,13 @@ async function main(): Promise<void> {
   const token = givenTokens ?? `dev-${randomBytes(18).toString('base64url')}`;
   const env = { ...process.env, AUTH_TOKENS: token, PORT: String(port) };
   const metricsPort = process.env.METRICS_PORT ?? String(await freePort());
-  const writerEnv = { ...env, ...(await connectionOf(stack, 'writer')), METRICS_PORT: metricsPort };
+  const connections = await serviceConnections(stack);
+  const writerEnv = { ...env, ...connections.writer, METRICS_PORT: metricsPort };
   const writer = startNodeService({ name: 'writer', script: WRITER_MAIN, env: writerEnv, logDir });
   const gateway = startNodeService({
     name: 'gateway',
     script: GATEWAY_MAIN,
-    env: { ...env, ...(await connectionOf(stack, 'gateway')) },
+    env: { ...env, ...connections.gateway },
     logDir,
   });
   const services = [writer, gateway];
@@ -90,15 +91,6 @@ async function main(): Promise<void> {
 }
 
 type Servers = Pick<LocalStack, 'kafkaBrokers' | 'mongoUri' | 'logDir' | 'stop' | 'secured'>;
-
-/** The variables a service connects with: its principal's `.env` file on a secured stack. */
-async function connectionOf(
-  stack: Servers,
-  principal: 'gateway' | 'writer',
-): Promise<Record<string, string>> {
-  if (stack.secured !== undefined) return readEnvFile(stack.secured.envFiles[principal]);
-  return { KAFKA_BROKERS: stack.kafkaBrokers, MONGODB_URI: stack.mongoUri };
-}
 
 async function serversFromEnvironmentOr(startLocal: () => Promise<Servers>): Promise<Servers> {
   const { KAFKA_BROKERS, MONGODB_URI } = process.env;
