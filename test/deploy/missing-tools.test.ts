@@ -13,6 +13,20 @@ async function pathWithOnlyNode(): Promise<string> {
   return bin;
 }
 
+async function portArgs(dir: string): Promise<string[]> {
+  const [kafka, controller, mongo] = await Promise.all([freePort(), freePort(), freePort()]);
+  return [
+    '--dir',
+    dir,
+    '--kafka-port',
+    `${kafka}`,
+    '--kafka-controller-port',
+    `${controller}`,
+    '--mongodb-port',
+    `${mongo}`,
+  ];
+}
+
 describe('Missing tools', () => {
   it('When Java, Maven and Go are missing on a cold cache, then `npm run infra` names each with how to install it and exits', async () => {
     const [bin, cache, dir] = await Promise.all([
@@ -20,21 +34,12 @@ describe('Missing tools', () => {
       temporaryDirectory(),
       temporaryDirectory(),
     ]);
-    const ports = await Promise.all([freePort(), freePort(), freePort()]);
 
-    const infra = runInfra(
-      [
-        '--dir',
-        dir,
-        '--kafka-port',
-        `${ports[0]}`,
-        '--kafka-controller-port',
-        `${ports[1]}`,
-        '--mongodb-port',
-        `${ports[2]}`,
-      ],
-      { PATH: bin, PLANT_STORE_CACHE_DIR: cache, HOME: dir },
-    );
+    const infra = runInfra(await portArgs(dir), {
+      PATH: bin,
+      PLANT_STORE_CACHE_DIR: cache,
+      HOME: dir,
+    });
 
     expect(await infra.exited).toBe(1);
     const output = infra.output();
@@ -44,6 +49,39 @@ describe('Missing tools', () => {
     expect(output).toContain('install Go 1.22 or newer');
     expect(output).toContain('KAFKA_BROKERS and MONGODB_URI');
     expect(childPids(infra.child.pid ?? 0)).toEqual([]);
+  });
+
+  it('When a secured stack is asked for without openssl, then openssl is named beside the others', async () => {
+    const [bin, cache, dir] = await Promise.all([
+      pathWithOnlyNode(),
+      temporaryDirectory(),
+      temporaryDirectory(),
+    ]);
+
+    const infra = runInfra([...(await portArgs(dir)), '--secure'], {
+      PATH: bin,
+      PLANT_STORE_CACHE_DIR: cache,
+      HOME: dir,
+    });
+
+    expect(await infra.exited).toBe(1);
+    expect(infra.output()).toContain('Missing java, mvn, go, openssl on PATH');
+    expect(infra.output()).toContain(
+      'openssl, for the certificates of the secured stack (--secure)',
+    );
+  });
+
+  it('When a secured stack is asked for with mongod on PATH, then it refuses, saying that only FerretDB gets TLS', async () => {
+    const [bin, dir] = await Promise.all([pathWithOnlyNode(), temporaryDirectory()]);
+    await writeFile(join(bin, 'mongod'), '#!/bin/sh\nexit 0\n');
+    await chmod(join(bin, 'mongod'), 0o755);
+
+    const infra = runInfra([...(await portArgs(dir)), '--secure'], { PATH: bin, HOME: dir });
+
+    expect(await infra.exited).toBe(1);
+    expect(infra.output()).toContain(
+      `--secure runs the store as FerretDB with TLS; ${join(bin, 'mongod')} is on PATH`,
+    );
   });
 
   it('When the Java on PATH is older than 17, then the error says which version it found', async () => {
