@@ -1,7 +1,10 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRANTS, PRINCIPALS } from '../../deploy/local/kafka-acls.ts';
+import { ADMIN, secureListenerProperties } from '../../deploy/local/kafka-security.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { GatewayConfig, readGatewayConfig } from '../../services/gateway/src/config.ts';
 import { readWriterConfig, WriterConfig } from '../../services/writer/src/config.ts';
@@ -9,36 +12,52 @@ import { topicsOf } from '../../shared/config.ts';
 import { customResourceSchema } from '../support/crd-schema.ts';
 import {
   COMPOSE_FILE,
+  composeEnvironment,
+  composeFiles,
   environmentOf,
   interpolate,
   K8S_DIR,
   kustomizationResources,
+  podEnvironment,
   readComposeFile,
   readManifests,
   resourceOf,
   resourcesOf,
+  secretFilesOf,
   serviceOf,
+  withFiles,
+  type ComposeService,
   type ManifestFile,
   type Resource,
+  type SecretData,
 } from '../support/deploy-manifests.ts';
 import {
   deployValidators,
   runValidator,
+  type CustomKind,
   type DeployValidators,
 } from '../support/deploy-validators.ts';
 
 /** The oldest Kubernetes the manifests claim (PDB `unhealthyPodEvictionPolicy` is GA) and the newest bundled. */
 const KUBERNETES_VERSIONS = ['1.31.0', '1.37.0'];
-const CUSTOM_KINDS = ['KafkaTopic', 'ScaledObject'] as const;
+const CUSTOM_KINDS: readonly CustomKind[] = [
+  'KafkaTopic',
+  'KafkaUser',
+  'ScaledObject',
+  'TriggerAuthentication',
+];
 
 let validators: DeployValidators;
 let scratch: string;
 let manifests: ManifestFile[];
+/** A stand-in for the CA certificates that Strimzi and the compose one-shot make. */
+let caPem: string;
 
 beforeAll(async () => {
   validators = await deployValidators();
   scratch = await mkdtemp(join(tmpdir(), 'plant-store-manifests-'));
   manifests = await readManifests();
+  caPem = await readFile(join(projectRoot, 'test', 'unit', 'fixtures', 'unit-test-ca.pem'), 'utf8');
 });
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
@@ -170,6 +189,166 @@ describe('docker-compose.yml', () => {
     expect(topicsOf(gateway)).toEqual(expected);
     expect(writer.KAFKA_PARTITIONS).toBe(Number(created.KAFKA_PARTITIONS));
   });
+
+  const SECURED = [
+    'kafka-secured-tls',
+    'kafka-secured',
+    'kafka-secured-setup',
+    'writer-secured',
+    'gateway-secured',
+  ];
+
+  it('When `docker compose up` runs without a profile, then it starts the plaintext services alone and needs no variable of the secured profile', async () => {
+    const compose = await readComposeFile();
+    const services = Object.entries(compose.services);
+    const plain = services.filter(([, service]) => service.profiles === undefined);
+    const raw = parse(await readFile(join(projectRoot, COMPOSE_FILE), 'utf8')) as unknown;
+
+    expect(plain.map(([name]) => name)).toEqual([
+      'kafka',
+      'kafka-topics',
+      'mongo',
+      'mongo-init',
+      'writer',
+      'gateway',
+    ]);
+    const needed = plain.flatMap(([, service]) => Object.keys(service.depends_on ?? {}));
+    expect(needed.filter((name) => !plain.some(([plainName]) => plainName === name))).toEqual([]);
+    expect(
+      services.flatMap(([name, service]) => (service.profiles === undefined ? [] : [name])),
+    ).toEqual(SECURED);
+    expect(SECURED.map((name) => serviceOf(compose, name).profiles)).toEqual(
+      SECURED.map(() => ['secured']),
+    );
+    // Compose interpolates every service before it applies profiles; a `$` left unescaped in a
+    // script would be a variable of the file too.
+    expect(() =>
+      stringsOf(raw).map((text) => interpolate(text, { AUTH_TOKENS: 't' })),
+    ).not.toThrow();
+    expect(() => interpolate('for user in $SCRAM_USERS', {})).toThrow('SCRAM_USERS is not set');
+    // Secrets from variables only: no password file beside the compose file.
+    const secrets = Object.values(compose.secrets ?? {});
+    expect(secrets.filter((secret) => Object.keys(secret).join() !== 'environment')).toEqual([]);
+  });
+
+  /** The variables `docker compose --profile secured up` is run with. */
+  const securedShell: Record<string, string> = {
+    AUTH_TOKENS: 'compose-token',
+    ...Object.fromEntries(
+      [ADMIN, ...PRINCIPALS].map((user) => [
+        `PLANT_STORE_KAFKA_${user.toUpperCase()}_PASSWORD`,
+        `${user}-password-0123456789`,
+      ]),
+    ),
+  };
+
+  /** The secured service's environment, its secrets and the CA the one-shot makes on disk. */
+  async function securedEnvironment(
+    compose: Awaited<ReturnType<typeof readComposeFile>>,
+    name: string,
+  ) {
+    const generator = serviceOf(compose, 'kafka-secured-tls');
+    const { CA_FILE: caFile = '' } = composeEnvironment(generator, securedShell);
+    const volumes = { [volumeAt(generator, dirname(caFile))]: { [basename(caFile)]: caPem } };
+    return withFiles(
+      composeEnvironment(serviceOf(compose, name), securedShell),
+      composeFiles(compose, name, securedShell, volumes),
+      join(scratch, 'compose', name),
+    );
+  }
+
+  it('When the secured writer and gateway read their environment with their secrets and the CA mounted, then both accept it and sign in as users Kafka is formatted with, on the listener it advertises', async () => {
+    const compose = await readComposeFile();
+    const kafka = serviceOf(compose, 'kafka-secured');
+    const setup = composeEnvironment(serviceOf(compose, 'kafka-secured-setup'), securedShell);
+
+    const writer = readWriterConfig(await securedEnvironment(compose, 'writer-secured'));
+    const gateway = readGatewayConfig(await securedEnvironment(compose, 'gateway-secured'));
+
+    const password = (user: string) =>
+      securedShell[`PLANT_STORE_KAFKA_${user.toUpperCase()}_PASSWORD`];
+    const signIn = (user: string) => ({
+      brokers: [setup.KAFKA_BROKERS],
+      ssl: { ca: caPem },
+      sasl: { mechanism: 'scram-sha-512', username: user, password: password(user) },
+    });
+    expect(writer.kafka).toEqual(signIn('writer'));
+    expect(gateway.kafka).toEqual(signIn('gateway'));
+    expect(gateway.authTokens).toEqual(['compose-token']);
+    const users = composeEnvironment(kafka, securedShell).SCRAM_USERS?.split(' ');
+    expect(users).toEqual([ADMIN, ...PRINCIPALS]);
+    expect(kafka.secrets).toEqual(users?.map((user) => `kafka-${user}-password`));
+    expect(brokerProperties(kafka)['advertised.listeners']?.split(',')).toContain(
+      `SASL_SSL://${setup.KAFKA_BROKERS}`,
+    );
+    const created = {
+      create: setup.KAFKA_CREATE_TOPIC,
+      replies: setup.KAFKA_REPLY_TOPIC,
+      dlq: setup.KAFKA_DLQ_TOPIC,
+    };
+    expect([topicsOf(writer), topicsOf(gateway)]).toEqual([created, created]);
+  });
+
+  it('When the secured Kafka is configured, then it sets every security property of the local secured stack, with the same values where they do not name files or listeners', async () => {
+    const compose = await readComposeFile();
+    const local = secureListenerProperties(
+      {
+        certificates: {
+          caFile: '',
+          caKeyFile: '',
+          serverFile: '',
+          serverCertFile: '',
+          serverKeyFile: '',
+        },
+        passwords: { [ADMIN]: 'unused' },
+      },
+      '127.0.0.1:1',
+      '127.0.0.1:2',
+    );
+
+    const properties = brokerProperties(serviceOf(compose, 'kafka-secured'));
+
+    expect(Object.keys(properties)).toEqual(expect.arrayContaining(Object.keys(local)));
+    const same = [
+      'inter.broker.listener.name',
+      'sasl.enabled.mechanisms',
+      'sasl.mechanism.inter.broker.protocol',
+      'sasl.mechanism.controller.protocol',
+      'listener.name.controller.sasl.enabled.mechanisms',
+      'ssl.truststore.type',
+      'listener.name.sasl_ssl.ssl.client.auth',
+      'authorizer.class.name',
+      'allow.everyone.if.no.acl.found',
+      'super.users',
+    ];
+    const pick = (entries: Record<string, string>) => same.map((key) => [key, entries[key]]);
+    expect(pick(properties)).toEqual(pick(local));
+  });
+
+  it('When the secured setup one-shot applies its ACLs, then they are exactly the grants of the local secured stack', async () => {
+    const compose = await readComposeFile();
+    const { GRANTS: table = '' } = composeEnvironment(
+      serviceOf(compose, 'kafka-secured-setup'),
+      securedShell,
+    );
+
+    const applied = table
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [principal, operation, type, name, pattern] = line.trim().split(/\s+/);
+        return { principal, operation, type, name, prefixed: pattern === 'prefixed' };
+      });
+
+    expect(sortedGrants(applied)).toEqual(
+      sortedGrants(
+        grantsOf((principal) => principal).map(({ patternType, ...grant }) => ({
+          ...grant,
+          prefixed: patternType === 'prefix',
+        })),
+      ),
+    );
+  });
 });
 
 describe('deploy/k8s', () => {
@@ -177,6 +356,18 @@ describe('deploy/k8s', () => {
     manifests.flatMap(({ resources }) =>
       resources.filter((resource) => !(CUSTOM_KINDS as readonly string[]).includes(resource.kind)),
     );
+  const DEPLOYMENTS = ['plant-store-gateway', 'plant-store-writer'];
+  const CLUSTER_CA = { secret: 'plant-store-cluster-ca-cert', key: 'ca.crt', readOnly: true };
+  /** The Secrets Strimzi's operators make: the cluster CA and each KafkaUser's password. */
+  const strimziSecrets = (): SecretData => ({
+    [CLUSTER_CA.secret]: { [CLUSTER_CA.key]: caPem },
+    ...Object.fromEntries(
+      resourcesOf(manifests, 'KafkaUser').map(({ metadata }) => [
+        metadata.name,
+        { password: `${metadata.name}-password` },
+      ]),
+    ),
+  });
 
   it('When kustomization.yaml is applied, then it applies every manifest in the directory', async () => {
     const files = (await readdir(join(projectRoot, K8S_DIR))).filter(
@@ -229,7 +420,7 @@ describe('deploy/k8s', () => {
   });
 
   /** Writes the CRD's schema and each custom resource of `kind` to files check-jsonschema reads. */
-  async function customResourceCheck(kind: (typeof CUSTOM_KINDS)[number], resources: Resource[]) {
+  async function customResourceCheck(kind: CustomKind, resources: Resource[]) {
     const [first] = resources;
     if (first === undefined) throw new Error(`No ${kind} in ${K8S_DIR}`);
     const crd = await readFile(validators.crds[kind], 'utf8');
@@ -243,7 +434,7 @@ describe('deploy/k8s', () => {
     return checkJsonSchema(['--schemafile', schema, ...files]);
   }
 
-  it('When the KafkaTopics and the ScaledObject are validated against the Strimzi and KEDA CRD schemas, then they pass', async () => {
+  it('When the KafkaTopics, the KafkaUsers, the ScaledObject and its TriggerAuthentication are validated against the Strimzi and KEDA CRD schemas, then they pass', async () => {
     for (const kind of CUSTOM_KINDS) {
       const run = await customResourceCheck(kind, resourcesOf(manifests, kind));
 
@@ -277,10 +468,156 @@ describe('deploy/k8s', () => {
     expect(scalers.exitCode).toBe(1);
   });
 
+  it("When a KafkaUser has an unknown field or Kafka's CLI name for a prefix pattern, or a TriggerAuthentication misses a Secret's key, then their CRD schemas refuse them", async () => {
+    const user = resourceOf(manifests, 'KafkaUser', 'plant-store-gateway');
+    const unknownField = structuredClone(user);
+    const [acl] = unknownField.spec.authorization.acls;
+    Object.assign(acl ?? {}, { operation: acl?.operations });
+    const cliPattern = structuredClone(user);
+    Object.assign(cliPattern.spec.authorization.acls[0]?.resource ?? {}, {
+      patternType: 'prefixed',
+    });
+    const keyless = structuredClone(
+      resourceOf(manifests, 'TriggerAuthentication', 'plant-store-writer-kafka'),
+    );
+    delete (keyless.spec.secretTargetRef?.[0] as { key?: string } | undefined)?.key;
+
+    const users = await customResourceCheck('KafkaUser', [unknownField, cliPattern]);
+    const auths = await customResourceCheck('TriggerAuthentication', [keyless]);
+
+    expect(users.output).toContain("('operation' was unexpected)");
+    expect(users.output).toContain(
+      "$.spec.authorization.acls[0].resource.patternType: 'prefixed' is not one of ['literal', 'prefix']",
+    );
+    expect(users.exitCode).toBe(1);
+    expect(auths.output).toContain("$.spec.secretTargetRef[0]: 'key' is a required property");
+    expect(auths.exitCode).toBe(1);
+  });
+
+  it("When the KafkaUsers are compared with the grants of the local secured stack, then each principal has exactly its ACLs, allowed from any host, and signs in with SCRAM-SHA-512 on the KafkaTopics' cluster", () => {
+    const users = resourcesOf(manifests, 'KafkaUser');
+
+    const acls = users.flatMap(({ metadata, spec }) =>
+      spec.authorization.acls.flatMap(({ resource, operations, type = 'allow', host = '*' }) =>
+        operations.map((operation) => ({
+          principal: metadata.name,
+          operation,
+          type: resource.type,
+          name: resource.name,
+          patternType: resource.patternType ?? 'literal',
+          allowed: `${type} from ${host}`,
+        })),
+      ),
+    );
+
+    expect(sortedGrants(acls)).toEqual(
+      sortedGrants(
+        grantsOf((principal) => `plant-store-${principal}`).map((grant) => ({
+          ...grant,
+          allowed: 'allow from *',
+        })),
+      ),
+    );
+    const [cluster] = resourcesOf(manifests, 'KafkaTopic').map(
+      (topic) => topic.metadata.labels?.['strimzi.io/cluster'],
+    );
+    expect(
+      users.map(({ metadata, spec }) => [
+        metadata.name,
+        metadata.labels?.['strimzi.io/cluster'],
+        spec.authentication.type,
+        spec.authorization.type,
+      ]),
+    ).toEqual(
+      PRINCIPALS.map((principal) => [
+        `plant-store-${principal}`,
+        cluster,
+        'scram-sha-512',
+        'simple',
+      ]),
+    );
+  });
+
+  it("When the Deployments sign in to Kafka, then each names a KafkaUser of its own and reads that user's password and the cluster CA from Strimzi's Secrets, mounted read-only", () => {
+    const users = resourcesOf(manifests, 'KafkaUser').map(({ metadata }) => metadata.name);
+
+    const signIns = DEPLOYMENTS.map((name) => {
+      const deployment = resourceOf(manifests, 'Deployment', name);
+      const environment = environmentOf(manifests, deployment.spec.template.spec.containers[0]);
+      const files = secretFilesOf(deployment);
+      return {
+        user: environment.KAFKA_SASL_USERNAME ?? '',
+        password: files.get(environment.KAFKA_SASL_PASSWORD_FILE ?? ''),
+        ca: files.get(environment.KAFKA_SSL_CA_FILE ?? ''),
+        writable: [...files].filter(([, file]) => !file.readOnly).map(([path]) => path),
+      };
+    });
+
+    expect(users).toEqual(expect.arrayContaining(signIns.map(({ user }) => user)));
+    expect(new Set(signIns.map(({ user }) => user)).size).toBe(DEPLOYMENTS.length);
+    expect(signIns).toEqual(
+      signIns.map(({ user }) => ({
+        user,
+        password: { secret: user, key: 'password', readOnly: true },
+        ca: CLUSTER_CA,
+        writable: [],
+      })),
+    );
+  });
+
+  it("When KEDA reads the writers' lag, then it signs in as the writers do: same user, password, CA, TLS and SASL mechanism", () => {
+    const [trigger] = resourceOf(manifests, 'ScaledObject', 'plant-store-writer').spec.triggers;
+    const writer = resourceOf(manifests, 'Deployment', 'plant-store-writer');
+    const [container] = writer.spec.template.spec.containers;
+    const environment = environmentOf(manifests, container);
+    const files = secretFilesOf(writer);
+
+    const { spec } = resourceOf(
+      manifests,
+      'TriggerAuthentication',
+      trigger.authenticationRef?.name ?? '',
+    );
+
+    const secretOf = (path = '') => {
+      const { secret, key } = files.get(path) ?? {};
+      return { secret, key };
+    };
+    expect(trigger.authenticationRef?.kind ?? 'TriggerAuthentication').toBe(
+      'TriggerAuthentication',
+    );
+    expect({
+      ...Object.fromEntries(
+        (spec.env ?? []).map(({ parameter, name, containerName }) => [
+          parameter,
+          { containerName, variable: name },
+        ]),
+      ),
+      ...Object.fromEntries(
+        (spec.secretTargetRef ?? []).map(({ parameter, name, key }) => [
+          parameter,
+          { secret: name, key },
+        ]),
+      ),
+    }).toEqual({
+      username: { containerName: container.name, variable: 'KAFKA_SASL_USERNAME' },
+      password: secretOf(environment.KAFKA_SASL_PASSWORD_FILE),
+      ca: secretOf(environment.KAFKA_SSL_CA_FILE),
+    });
+    const kedaSasl = {
+      plain: 'plaintext',
+      'scram-sha-256': 'scram_sha256',
+      'scram-sha-512': 'scram_sha512',
+    };
+    expect({ tls: trigger.metadata.tls, sasl: trigger.metadata.sasl }).toEqual({
+      tls: environment.KAFKA_SSL === 'true' ? 'enable' : 'disable',
+      sasl: kedaSasl[environment.KAFKA_SASL_MECHANISM as keyof typeof kedaSasl],
+    });
+  });
+
   const container = (name: string) =>
     resourceOf(manifests, 'Deployment', name).spec.template.spec.containers[0];
 
-  it('When the ConfigMap and the Secrets are read, then every key is a variable a service reads', () => {
+  it("When the ConfigMap, the Secrets and the containers' env are read, then every key is a variable a service reads, or names its file", () => {
     const declared = new Set([
       ...Object.keys(GatewayConfig.properties),
       ...Object.keys(WriterConfig.properties),
@@ -288,31 +625,59 @@ describe('deploy/k8s', () => {
     const keys = [
       ...resourcesOf(manifests, 'ConfigMap').flatMap((config) => Object.keys(config.data)),
       ...resourcesOf(manifests, 'Secret').flatMap((secret) => Object.keys(secret.stringData)),
+      ...DEPLOYMENTS.flatMap((name) =>
+        (container(name).env ?? []).map((variable) => variable.name),
+      ),
     ];
 
     // Beside them, Node reads NODE_OPTIONS and the OpenTelemetry SDK its OTEL_* variables itself.
     const readElsewhere = (key: string) => key === 'NODE_OPTIONS' || key.startsWith('OTEL_');
-    expect(keys.filter((key) => !declared.has(key) && !readElsewhere(key))).toEqual([]);
+    const read = (key: string) => declared.has(key) || declared.has(key.replace(/_FILE$/, ''));
+    expect(keys.filter((key) => !read(key) && !readElsewhere(key))).toEqual([]);
   });
 
-  it('When the Secrets are applied as shipped, then neither service starts: no default credential', () => {
-    expect(() =>
-      readGatewayConfig(environmentOf(manifests, container('plant-store-gateway'))),
-    ).toThrow(/without authentication/);
-    expect(() =>
-      readWriterConfig(environmentOf(manifests, container('plant-store-writer'))),
-    ).toThrow(/MONGODB_URI must be set/);
+  it('When the Secrets are applied as shipped, then neither service starts: no default credential', async () => {
+    const made = strimziSecrets();
+    const dir = join(scratch, 'shipped');
+
+    const gateway = await podEnvironment(manifests, 'plant-store-gateway', made, dir);
+    const writer = await podEnvironment(manifests, 'plant-store-writer', made, dir);
+
+    expect(() => readGatewayConfig(gateway)).toThrow(/without authentication/);
+    expect(() => readWriterConfig(writer)).toThrow(/MONGODB_URI must be set/);
   });
 
-  it('When the Secrets are filled in, then both services accept their environment, and topics, partitions, group and ports agree with the KafkaTopics, the ScaledObject and the probes', () => {
-    const gateway = readGatewayConfig({
-      ...environmentOf(manifests, container('plant-store-gateway')),
-      AUTH_TOKENS: 'k8s-token',
+  it('When the Secrets are filled in, then both services accept the environment and files their pods get, and topics, partitions, group and ports agree with the KafkaTopics, the ScaledObject and the probes', async () => {
+    const secrets = (name: string) => resourceOf(manifests, 'Secret', name).stringData;
+    const filled = {
+      ...strimziSecrets(),
+      'plant-store-gateway-auth': {
+        ...secrets('plant-store-gateway-auth'),
+        AUTH_TOKENS: 'k8s-token',
+      },
+      'plant-store-writer-store': { MONGODB_URI: 'mongodb://store:27017/?replicaSet=rs0' },
+    };
+    const dir = join(scratch, 'filled');
+
+    const gateway = readGatewayConfig(
+      await podEnvironment(manifests, 'plant-store-gateway', filled, dir),
+    );
+    const writer = readWriterConfig(
+      await podEnvironment(manifests, 'plant-store-writer', filled, dir),
+    );
+
+    const signIn = (user: string) => ({
+      brokers: ['plant-store-kafka-bootstrap:9093'],
+      ssl: { ca: caPem },
+      sasl: { mechanism: 'scram-sha-512', username: user, password: `${user}-password` },
     });
-    const writer = readWriterConfig({
-      ...environmentOf(manifests, container('plant-store-writer')),
-      MONGODB_URI: 'mongodb://store:27017/?replicaSet=rs0',
-    });
+    expect(gateway.kafka).toEqual(signIn('plant-store-gateway'));
+    expect(writer.kafka).toEqual(signIn('plant-store-writer'));
+    expect(gateway.authTokens).toEqual(['k8s-token']);
+    expect(writer.MONGODB_URI).toBe(filled['plant-store-writer-store'].MONGODB_URI);
+    await expect(withFiles({ MONGODB_URI_FILE: '/elsewhere/uri' }, {}, dir)).rejects.toThrow(
+      'MONGODB_URI_FILE: nothing is mounted at /elsewhere/uri',
+    );
 
     const topics = resourcesOf(manifests, 'KafkaTopic');
     const topicNames = topics.map((topic) => topic.metadata.name).toSorted();
@@ -356,3 +721,47 @@ describe('deploy/k8s', () => {
     });
   });
 });
+
+/** Every string in a YAML document, where Compose interpolates. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).flatMap(stringsOf);
+}
+
+/** The volume a compose service mounts at `path`. */
+function volumeAt(service: ComposeService, path: string): string {
+  const volume = service.volumes?.find((each) => each.split(':')[1] === path);
+  if (volume === undefined) throw new Error(`No volume at ${path}`);
+  return volume.split(':')[0] ?? '';
+}
+
+/** The server.properties the secured Kafka's entrypoint writes, as written (shell variables kept). */
+function brokerProperties(service: ComposeService): Record<string, string> {
+  const script = service.command?.join('\n') ?? '';
+  const text = /> \/tmp\/server\.properties <<PROPERTIES\n([^]*?)\nPROPERTIES\n/.exec(script)?.[1];
+  if (text === undefined) throw new Error('No server.properties in the secured Kafka command');
+  return Object.fromEntries(
+    text.split('\n').map((line) => {
+      const at = line.indexOf('=');
+      return [line.slice(0, at), line.slice(at + 1)];
+    }),
+  );
+}
+
+/** GRANTS one entry per operation, with Strimzi's names for operations and pattern types. */
+function grantsOf(userOf: (principal: string) => string) {
+  return Object.entries(GRANTS).flatMap(([principal, grants]) =>
+    grants.map((grant) => ({
+      principal: userOf(principal),
+      operation: grant.operation.charAt(0).toUpperCase() + grant.operation.slice(1),
+      type: grant.resource,
+      name: grant.name,
+      patternType: grant.prefixed === true ? 'prefix' : 'literal',
+    })),
+  );
+}
+
+function sortedGrants<Grant>(grants: Grant[]): Grant[] {
+  return grants.toSorted((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}

