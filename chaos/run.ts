@@ -44,7 +44,6 @@ console.log(
 );
 const stack = await startLocalStack({ dir, store, secure: values.secure });
 stopOnSignal('the chaos run', () => stack.stop());
-const serviceSettings = await serviceConnections(stack);
 const env = {
   ...process.env,
   AUTH_TOKENS: token,
@@ -60,6 +59,7 @@ interface Fault {
 }
 
 try {
+  const serviceSettings = await serviceConnections(stack);
   const services = await startServices({
     env,
     connections: serviceSettings,

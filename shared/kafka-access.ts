@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { ConfigError } from './config.ts';
+import { failOn } from './config.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
 
 /** Node's codes for a certificate it does not trust, or that names another host. */
@@ -15,9 +15,12 @@ const UNTRUSTED = new Set([
   'CERT_SIGNATURE_FAILURE',
 ]);
 const WRONG_NAME = 'ERR_TLS_CERT_ALTNAME_INVALID';
-/** The broker's alert about the client's certificate (one its CA did not sign, or expired). */
+/**
+ * The broker's alert about the client's certificate: one its CA did not sign, expired, or none
+ * where one is required. OpenSSL names the alert by protocol version (SSLv3 before 3.2).
+ */
 const CLIENT_CERTIFICATE_REFUSED =
-  /^ERR_SSL_SSL\/TLS_ALERT_(CERTIFICATE|BAD_CERTIFICATE|UNKNOWN_CA)/;
+  /^ERR_SSL_(SSL\/TLS|SSLV3|TLSV1|TLSV13)_ALERT_(BAD_CERTIFICATE|CERTIFICATE_|UNKNOWN_CA)/;
 
 /**
  * Connects once, so that settings the cluster refuses stop a service at start-up with the setting
@@ -36,7 +39,7 @@ export async function checkKafkaAccess(connection: KafkaConnection): Promise<voi
     await admin.connect();
   } catch (error) {
     const problem = settingRefused(error, connection);
-    if (problem !== undefined) throw new ConfigError(`Invalid configuration: ${problem}`);
+    if (problem !== undefined) failOn([problem]);
   } finally {
     await admin.disconnect();
   }

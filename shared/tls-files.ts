@@ -1,12 +1,29 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-/** A PEM file named by a variable, read at boot; a problem names the variable and the cause. */
-function readPem(variable: string, path: string, problems: string[]): string | undefined {
+/**
+ * A PEM file named by a variable, read at boot and checked with `parse`; a problem names the
+ * variable and the cause.
+ */
+function readPem(
+  variable: string,
+  path: string,
+  problems: string[],
+  parse: (pem: string) => unknown,
+  holds: string,
+): string | undefined {
+  let pem: string;
   try {
-    return readFileSync(path, 'utf8');
+    pem = readFileSync(path, 'utf8');
   } catch (error) {
     problems.push(`${variable} cannot be read: ${(error as Error).message}`);
+    return undefined;
+  }
+  try {
+    parse(pem);
+    return pem;
+  } catch {
+    problems.push(`${variable} must hold ${holds} (${path} does not)`);
     return undefined;
   }
 }
@@ -17,15 +34,7 @@ export function readCertificates(
   path: string,
   problems: string[],
 ): string | undefined {
-  const pem = readPem(variable, path, problems);
-  if (pem === undefined) return undefined;
-  try {
-    new X509Certificate(pem);
-    return pem;
-  } catch {
-    problems.push(`${variable} must hold PEM certificates (${path} does not)`);
-    return undefined;
-  }
+  return readPem(variable, path, problems, (pem) => new X509Certificate(pem), 'PEM certificates');
 }
 
 /** An unencrypted PEM private key. */
@@ -34,13 +43,5 @@ export function readPrivateKey(
   path: string,
   problems: string[],
 ): string | undefined {
-  const pem = readPem(variable, path, problems);
-  if (pem === undefined) return undefined;
-  try {
-    createPrivateKey(pem);
-    return pem;
-  } catch {
-    problems.push(`${variable} must hold an unencrypted PEM private key (${path} does not)`);
-    return undefined;
-  }
+  return readPem(variable, path, problems, createPrivateKey, 'an unencrypted PEM private key');
 }

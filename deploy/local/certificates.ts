@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runLogged } from './run-logged.ts';
 import type { Tool } from './tools.ts';
@@ -41,11 +41,11 @@ export async function ensureCertificates(
   if (existsSync(certificates.serverFile)) return certificates;
   await mkdir(tls, { recursive: true, mode: 0o700 });
   const openssl = (...args: string[]) => runLogged('openssl', args, { cwd: dir, logFile });
-  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   await openssl(
     'req',
     '-x509',
-    ...key,
+    ...newKey,
     '-keyout',
     certificates.caKeyFile,
     '-out',
@@ -63,7 +63,7 @@ export async function ensureCertificates(
   await openssl(
     'req',
     '-new',
-    ...key,
+    ...newKey,
     '-keyout',
     certificates.serverKeyFile,
     '-out',
@@ -95,10 +95,25 @@ export async function ensureCertificates(
     '-out',
     certificates.serverCertFile,
   );
-  const pkcs8 = await openssl('pkcs8', '-topk8', '-nocrypt', '-in', certificates.serverKeyFile);
-  await writeFile(certificates.serverKeyFile, pkcs8, { mode: 0o600 });
-  const chain = await readFile(certificates.serverCertFile, 'utf8');
-  await writeFile(certificates.serverFile, `${pkcs8}${chain}`, { mode: 0o600 });
-  await chmod(certificates.caKeyFile, 0o600);
+  const pkcs8File = join(tls, 'server.pkcs8.key');
+  await openssl(
+    'pkcs8',
+    '-topk8',
+    '-nocrypt',
+    '-in',
+    certificates.serverKeyFile,
+    '-out',
+    pkcs8File,
+  );
+  await rename(pkcs8File, certificates.serverKeyFile);
+  const [key, chain] = await Promise.all([
+    readFile(certificates.serverKeyFile, 'utf8'),
+    readFile(certificates.serverCertFile, 'utf8'),
+  ]);
+  await writeFile(certificates.serverFile, `${key}${chain}`, { mode: 0o600 });
+  await Promise.all([
+    chmod(certificates.caKeyFile, 0o600),
+    chmod(certificates.serverKeyFile, 0o600),
+  ]);
   return certificates;
 }

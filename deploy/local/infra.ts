@@ -7,7 +7,7 @@ import { startLocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 
 const USAGE =
-  'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure]';
+  'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure (--dir .local/infra-secure)]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -15,7 +15,8 @@ async function main(): Promise<void> {
       'kafka-port': { type: 'string', default: '9092' },
       'kafka-controller-port': { type: 'string' },
       'mongodb-port': { type: 'string', default: '27017' },
-      dir: { type: 'string', default: join(stateRoot, 'infra') },
+      // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
+      dir: { type: 'string' },
       secure: { type: 'boolean', default: false },
     },
   });
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
 
   console.log('Starting Kafka and the MongoDB-protocol server (the first start provisions them)…');
   const stack = await startLocalStack({
-    dir: values.dir,
+    dir: values.dir ?? join(stateRoot, values.secure ? 'infra-secure' : 'infra'),
     kafkaPort,
     kafkaControllerPort,
     mongoPort,

@@ -1,5 +1,10 @@
 import kafkajs, { Kafka, logLevel, type AclEntry } from 'kafkajs';
-import { TOPICS, WRITER_GROUP } from '../../shared/contracts/kafka.ts';
+import {
+  DLQ_READER_GROUP_PREFIX,
+  GATEWAY_GROUP_PREFIX,
+  TOPICS,
+  WRITER_GROUP,
+} from '../../shared/contracts/kafka.ts';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 
 /** The principals of a secured stack besides the brokers' own. */
@@ -13,8 +18,6 @@ export type Principal = (typeof PRINCIPALS)[number];
 export const PRODUCER_REPLY_PREFIX = `${TOPICS.replies}.producer.`;
 /** Consumer groups of the `producer` principal start with this. */
 export const PRODUCER_GROUP_PREFIX = 'producer.';
-export const GATEWAY_GROUP_PREFIX = 'plant-gateway-';
-export const DLQ_READER_GROUP_PREFIX = 'plant-store-dlq-reader-';
 
 type Resource = 'topic' | 'group';
 type Operation = 'read' | 'write' | 'delete';

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
@@ -74,7 +74,12 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
     mainClass,
     ...args,
   ];
-  if (!existsSync(join(options.dir, 'data', 'meta.properties'))) {
+  const formattedAs = join(options.dir, 'formatted-as');
+  const security = securityMode(options.security);
+  if (existsSync(join(options.dir, 'data', 'meta.properties'))) {
+    const before = existsSync(formattedAs) ? await readFile(formattedAs, 'utf8') : 'plaintext';
+    if (before !== security) throw new Error(formattedOtherwise(options.dir, before, security));
+  } else {
     await runLogged(
       'java',
       java(
@@ -87,8 +92,13 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
         '--standalone',
         ...(options.security === undefined ? [] : scramUsers(options.security)),
       ),
-      { cwd: options.dir, logFile: options.logFile },
+      {
+        cwd: options.dir,
+        logFile: options.logFile,
+        secrets: Object.values(options.security?.passwords ?? {}),
+      },
     );
+    await writeFile(formattedAs, security);
   }
   const server = startServerProcess({
     name: `Kafka ${KAFKA_VERSION}`,
@@ -139,7 +149,8 @@ async function writeConfig(options: KafkaOptions): Promise<string> {
     ...options.overrides,
   };
   const configFile = join(options.dir, 'server.properties');
-  await writeFile(configFile, toProperties(properties));
+  // The JAAS entries of a secured broker hold the admin's password.
+  await writeFile(configFile, toProperties(properties), { mode: 0o600 });
   await writeFile(
     join(options.dir, 'log4j2.properties'),
     toProperties({
@@ -158,6 +169,23 @@ function toProperties(entries: Record<string, string>): string {
   return Object.entries(entries)
     .map(([key, value]) => `${key}=${value}\n`)
     .join('');
+}
+
+/** What a formatted storage was made for: plaintext, or SASL_SSL with these users' passwords. */
+function securityMode(security: KafkaSecurity | undefined): string {
+  if (security === undefined) return 'plaintext';
+  const users = Object.entries(security.passwords).toSorted(([a], [b]) => a.localeCompare(b));
+  return `sasl_ssl ${createHash('sha256').update(JSON.stringify(users)).digest('hex')}`;
+}
+
+function formattedOtherwise(dir: string, before: string, now: string): string {
+  const how =
+    before === 'plaintext'
+      ? 'without --secure'
+      : now === 'plaintext'
+        ? 'with --secure'
+        : 'with other SCRAM users or passwords';
+  return `${dir} holds a Kafka formatted ${how}: its users are made when it is formatted. Use another --dir, or delete this one to start afresh.`;
 }
 
 /** A Kafka cluster id: 16 random bytes, base64url; Kafka refuses ids that start with '-'. */

@@ -10,14 +10,18 @@ export const LOOPBACK = '127.0.0.1';
  */
 const RANGE = { from: 20_000, to: 32_767 };
 const ATTEMPTS = 50;
+/** A stack draws several ports before any is bound: none is handed out twice by one process. */
+const handedOut = new Set<number>();
 
-export async function freePort(): Promise<number> {
+export async function freePort(range = RANGE): Promise<number> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const port = randomInt(RANGE.from, RANGE.to + 1);
-    if (await isFree(port)) return port;
+    const port = randomInt(range.from, range.to + 1);
+    if (handedOut.has(port) || !(await isFree(port))) continue;
+    handedOut.add(port);
+    return port;
   }
   throw new Error(
-    `no free port on ${LOOPBACK} in ${RANGE.from}–${RANGE.to} after ${ATTEMPTS} tries`,
+    `no free port on ${LOOPBACK} in ${String(range.from)}–${String(range.to)} after ${String(ATTEMPTS)} tries`,
   );
 }
 

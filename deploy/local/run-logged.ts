@@ -7,6 +7,8 @@ export interface RunOptions {
   cwd: string;
   logFile: string;
   env?: NodeJS.ProcessEnv;
+  /** Secrets among the arguments: shown as `[redacted]` in the log and in an error. */
+  secrets?: readonly string[];
 }
 
 /** Runs a build step to completion, its output appended to `logFile`; resolves with its stdout. */
@@ -15,8 +17,9 @@ export async function runLogged(
   args: readonly string[],
   options: RunOptions,
 ): Promise<string> {
+  const shown = redact(`${command} ${args.join(' ')}`, options.secrets ?? []);
   mkdirSync(dirname(options.logFile), { recursive: true });
-  appendFileSync(options.logFile, `$ ${command} ${args.join(' ')}\n`);
+  appendFileSync(options.logFile, `$ ${shown}\n`);
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -36,9 +39,13 @@ export async function runLogged(
   });
   if (code !== 0) {
     throw new Error(
-      `\`${command} ${args.join(' ')}\` failed (exit ${code}); log ${options.logFile}:\n` +
+      `\`${shown}\` failed (exit ${code}); log ${options.logFile}:\n` +
         lastLines(options.logFile, 20),
     );
   }
   return stdout;
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((shown, secret) => shown.replaceAll(secret, '[redacted]'), text);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
@@ -25,16 +25,26 @@ export interface SecuredStack {
 
 /** The certificates and the SCRAM users of `dir`, made on its first secured start and kept. */
 export async function prepareSecurity(dir: string, logFile: string): Promise<KafkaSecurity> {
-  const certificates = await ensureCertificates(dir, logFile);
-  return { certificates, passwords: await ensurePasswords(dir) };
+  const passwords = await ensurePasswords(dir);
+  return { certificates: await ensureCertificates(dir, logFile), passwords };
 }
 
 async function ensurePasswords(dir: string): Promise<Record<string, string>> {
   const file = join(dir, 'tls', 'passwords.json');
-  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+  const users = [ADMIN, ...PRINCIPALS];
+  if (existsSync(file)) {
+    const kept = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    const missing = users.filter((user) => typeof kept[user] !== 'string');
+    if (missing.length > 0)
+      throw new Error(
+        `${file} has no password for ${missing.join(', ')}: delete ${dir} to start afresh`,
+      );
+    return kept;
+  }
   const passwords = Object.fromEntries(
-    [ADMIN, ...PRINCIPALS].map((user) => [user, randomBytes(18).toString('base64url')]),
+    users.map((user) => [user, randomBytes(18).toString('base64url')]),
   );
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   await writeFile(file, JSON.stringify(passwords), { mode: 0o600 });
   return passwords;
 }

@@ -29,7 +29,7 @@ export async function startServices(options: ServicesOptions): Promise<Services>
   const writers = Array.from({ length: options.writers }, (_, index) =>
     startWriterProcess(`writer-${String(index + 1)}`, options),
   );
-  const ports = await Promise.all(Array.from({ length: options.gateways }, freePort));
+  const ports = await Promise.all(Array.from({ length: options.gateways }, () => freePort()));
   const urls = ports.map((port) => `http://127.0.0.1:${String(port)}`);
   const gateways = ports.map((port, index) =>
     startNodeService({

@@ -17,11 +17,12 @@ import { waitUntilReady } from './wait-until-ready.ts';
 
 const { values } = parseArgs({
   options: {
-    dir: { type: 'string', default: join(stateRoot, 'start') },
+    // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
+    dir: { type: 'string' },
     secure: { type: 'boolean', default: false },
   },
 });
-const dir = values.dir;
+const dir = values.dir ?? join(stateRoot, values.secure ? 'start-secure' : 'start');
 const logDir = join(dir, 'logs');
 const port = Number(process.env.PORT || 3000);
 const givenTokens = process.env.AUTH_TOKENS || undefined;
@@ -95,6 +96,10 @@ type Servers = Pick<LocalStack, 'kafkaBrokers' | 'mongoUri' | 'logDir' | 'stop' 
 async function serversFromEnvironmentOr(startLocal: () => Promise<Servers>): Promise<Servers> {
   const { KAFKA_BROKERS, MONGODB_URI } = process.env;
   if (KAFKA_BROKERS && MONGODB_URI) {
+    if (values.secure)
+      throw new Error(
+        '--secure starts a secured local stack, but KAFKA_BROKERS and MONGODB_URI name servers of your own: drop --secure and set KAFKA_SSL, KAFKA_SASL_* and MONGODB_TLS_CA_FILE for them (docs/security.md).',
+      );
     return {
       kafkaBrokers: KAFKA_BROKERS,
       mongoUri: MONGODB_URI,

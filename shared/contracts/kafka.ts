@@ -11,6 +11,10 @@ export const TOPICS: Topics = {
 };
 
 export const WRITER_GROUP = 'plant-writers';
+/** Each gateway's reply consumer has a group of its own, named with this prefix. */
+export const GATEWAY_GROUP_PREFIX = 'plant-gateway-';
+/** `npm run dlq` reads with a group of its own, named with this prefix, and deletes it. */
+export const DLQ_READER_GROUP_PREFIX = 'plant-store-dlq-reader-';
 
 /** Header names shared with Spring's ReplyingKafkaTemplate and NestJS's ClientKafka. */
 export const HEADERS = {

@@ -6,22 +6,9 @@ import { pingMongo } from '../../deploy/local/mongo-ping.ts';
 import { readEnvFile } from '../../deploy/local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { isAlive, reapOrphans } from '../../deploy/local/orphans.ts';
-import { freePort, LOOPBACK } from '../../deploy/local/ports.ts';
-import { childPids, runInfra } from '../support/infra-process.ts';
+import { LOOPBACK } from '../../deploy/local/ports.ts';
+import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
-
-async function portArgs(dir: string): Promise<string[]> {
-  return [
-    '--dir',
-    dir,
-    '--kafka-port',
-    String(await freePort()),
-    '--kafka-controller-port',
-    String(await freePort()),
-    '--mongodb-port',
-    String(await freePort()),
-  ];
-}
 
 /** Kafka and FerretDB, and PostgreSQL when it is FerretDB's backend (the default where present). */
 function serversStarted(output: string): number {
@@ -80,10 +67,29 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
     await expect(
       pingMongo(`${writer.MONGODB_URI ?? ''}&tlsCAFile=${writer.MONGODB_TLS_CA_FILE ?? ''}`),
     ).resolves.toBeUndefined();
-    await expect(pingMongo(writer.MONGODB_URI?.replace('&tls=true', '') ?? '')).rejects.toThrow();
+    await expect(pingMongo(writer.MONGODB_URI?.replace('&tls=true', '') ?? '')).rejects.toThrow(
+      /connection <monitor> to 127\.0\.0\.1:\d+ closed/,
+    );
 
     infra.child.kill('SIGINT');
     expect(await infra.exited).toBe(0);
+  });
+
+  it('When a directory formatted without --secure is started with it, then it exits naming the directory, leaving no server behind', async () => {
+    const dir = await temporaryDirectory();
+    const args = await portArgs(dir);
+    const plain = runInfra(args);
+    await plain.printed('Ctrl-C stops both.');
+    plain.child.kill('SIGINT');
+    expect(await plain.exited).toBe(0);
+
+    const secured = runInfra([...args, '--secure']);
+
+    expect(await secured.exited).toBe(1);
+    expect(secured.output()).toContain(
+      `${join(dir, 'kafka')} holds a Kafka formatted without --secure: its users are made when it is formatted. Use another --dir, or delete this one to start afresh.`,
+    );
+    expect(childPids(secured.child.pid ?? 0)).toEqual([]);
   });
 
   it('When a port is taken, then it exits at once naming the port and how to choose another', async () => {

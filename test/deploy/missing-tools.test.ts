@@ -1,9 +1,8 @@
 import { chmod, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../deploy/local/ports.ts';
 import { MissingToolError, requireTools, JAVA } from '../../deploy/local/tools.ts';
-import { childPids, runInfra } from '../support/infra-process.ts';
+import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 /** A PATH holding only `node`, so that Java, Maven, Go and mongod are all missing. */
@@ -11,20 +10,6 @@ async function pathWithOnlyNode(): Promise<string> {
   const bin = await temporaryDirectory();
   await symlink(process.execPath, join(bin, 'node'));
   return bin;
-}
-
-async function portArgs(dir: string): Promise<string[]> {
-  const [kafka, controller, mongo] = await Promise.all([freePort(), freePort(), freePort()]);
-  return [
-    '--dir',
-    dir,
-    '--kafka-port',
-    `${kafka}`,
-    '--kafka-controller-port',
-    `${controller}`,
-    '--mongodb-port',
-    `${mongo}`,
-  ];
 }
 
 describe('Missing tools', () => {

@@ -81,4 +81,30 @@ describe('npm start when its servers’ ports are taken', () => {
     expect(result.stderr).toContain('127.0.0.1:9092 is already in use');
     expect(result.stderr).toContain('KAFKA_BROKERS and MONGODB_URI');
   });
+
+  it('When --secure is asked for with KAFKA_BROKERS and MONGODB_URI set, then it refuses rather than run the services in plaintext', async () => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        join(projectRoot, 'deploy', 'local', 'start.ts'),
+        '--secure',
+        '--dir',
+        await temporaryDirectory(),
+      ],
+      {
+        env: {
+          ...process.env,
+          PORT: String(await freePort()),
+          KAFKA_BROKERS: inject('kafkaBrokers'),
+          MONGODB_URI: inject('mongoUri'),
+        },
+        encoding: 'utf8',
+      },
+    );
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      '--secure starts a secured local stack, but KAFKA_BROKERS and MONGODB_URI name servers of your own',
+    );
+  });
 });

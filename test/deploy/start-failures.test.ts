@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLogged } from '../../deploy/local/run-logged.ts';
+import { prepareSecurity } from '../../deploy/local/secure-stack.ts';
 import { startServerProcess } from '../../deploy/local/server-process.ts';
 import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
@@ -51,6 +54,34 @@ describe('Failures while starting a server', () => {
       }),
     ).rejects.toThrow(
       /`sh -c .*` failed \(exit 2\); log .*provision\.log:\n[\s\S]*could not resolve artifact/,
+    );
+  });
+
+  it('When a step that is given secrets fails, then neither its log nor its error shows them', async () => {
+    const dir = await temporaryDirectory();
+    const logFile = join(dir, 'kafka.log');
+
+    const failed = runLogged('sh', ['-c', 'exit 3', 'name=admin,password=s3cret-42'], {
+      cwd: dir,
+      logFile,
+      secrets: ['s3cret-42'],
+    });
+
+    await expect(failed).rejects.toThrow('`sh -c exit 3 name=admin,password=[redacted]` failed');
+    await expect(failed).rejects.not.toThrow('s3cret-42');
+    expect(readFileSync(logFile, 'utf8')).not.toContain('s3cret-42');
+  });
+
+  it("When a secured stack's passwords file lacks a user, then preparing it names the file and the user", async () => {
+    const dir = await temporaryDirectory();
+    await mkdir(join(dir, 'tls'), { recursive: true });
+    await writeFile(
+      join(dir, 'tls', 'passwords.json'),
+      JSON.stringify({ admin: 'a', gateway: 'g' }),
+    );
+
+    await expect(prepareSecurity(dir, join(dir, 'provision.log'))).rejects.toThrow(
+      `${join(dir, 'tls', 'passwords.json')} has no password for writer, producer, dlq: delete ${dir} to start afresh`,
     );
   });
 });

@@ -1,10 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PRODUCER_GROUP_PREFIX, PRODUCER_REPLY_PREFIX } from '../../deploy/local/kafka-acls.ts';
 import { HEADERS, TOPICS } from '../../shared/contracts/kafka.ts';
 import { postPlant } from '../support/http-client.ts';
-import { aPlant } from '../support/plants.ts';
 import {
   adminClient,
   clientAs,
@@ -14,11 +13,8 @@ import {
   securedPlants,
   securedStack,
   securedUnavailable,
+  uniquePlant,
 } from '../support/secured.ts';
-
-function uniquePlant(name: string) {
-  return aPlant({ id: BigInt(Date.now()) * 1_000n + BigInt(randomInt(1_000)), name });
-}
 
 async function produceCommand(body: string, replyTopic: string): Promise<Buffer> {
   const producer = (await clientAs('producer')).producer({

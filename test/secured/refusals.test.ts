@@ -1,27 +1,26 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCertificates, type Certificates } from '../../deploy/local/certificates.ts';
-import type { Principal } from '../../deploy/local/kafka-acls.ts';
-import { GATEWAY_MAIN, SERVICE_NODE_FLAGS, WRITER_MAIN } from '../../deploy/local/node-service.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { TOPICS } from '../../shared/contracts/kafka.ts';
+import { GATEWAY_MAIN, WRITER_MAIN } from '../../deploy/local/node-service.ts';
+import {
+  DLQ_READER_GROUP_PREFIX,
+  GATEWAY_GROUP_PREFIX,
+  TOPICS,
+} from '../../shared/contracts/kafka.ts';
 import { postPlant } from '../support/http-client.ts';
-import { aPlant } from '../support/plants.ts';
 import {
   clientAs,
   createTopicAsAdmin,
   logOf,
-  principalEnv,
   readRefusal,
   securedStack,
+  runAs,
   securedUnavailable,
+  uniquePlant,
 } from '../support/secured.ts';
 
-const run = promisify(execFile);
 let otherCa: Certificates;
 const unique = () => randomBytes(6).toString('hex');
 
@@ -67,7 +66,7 @@ function brokerLogsFromNow(): (pattern: RegExp) => Promise<string> {
 }
 
 async function gatewayStillAnswers(): Promise<void> {
-  const plant = aPlant({ id: BigInt(Date.now()) * 1_000n + 7n });
+  const plant = uniquePlant('Still answered');
   expect(await postPlant(securedStack().gatewayUrl, plant.body)).toMatchObject({ status: 200 });
 }
 
@@ -122,7 +121,7 @@ const refusals: Refusal[] = [
   {
     case: "the gateway's principal reading the commands",
     attempt: async () =>
-      readRefusal(await clientAs('gateway'), TOPICS.create, `plant-gateway-${unique()}`),
+      readRefusal(await clientAs('gateway'), TOPICS.create, `${GATEWAY_GROUP_PREFIX}${unique()}`),
     clientSees: /Not authorized to access topics|Topic authorization failed/,
     brokerLogs: /User:gateway is Denied operation = READ .*Topic:LITERAL:plants\.create /,
   },
@@ -150,32 +149,14 @@ const refusals: Refusal[] = [
     brokerLogs:
       /User:producer is Denied operation = \w+ .*Topic:LITERAL:plants\.create\.replies\.another-producer\./,
   },
+  {
+    case: 'the dlq principal reading the commands',
+    attempt: async () =>
+      readRefusal(await clientAs('dlq'), TOPICS.create, `${DLQ_READER_GROUP_PREFIX}${unique()}`),
+    clientSees: /Not authorized to access topics|Topic authorization failed/,
+    brokerLogs: /User:dlq is Denied operation = READ .*Topic:LITERAL:plants\.create /,
+  },
 ];
-
-async function startService(
-  script: string,
-  principal: Principal,
-  overrides: Record<string, string>,
-): Promise<{ code: number | null; stderr: string }> {
-  const env = {
-    ...process.env,
-    ...(await principalEnv(principal)),
-    AUTH_TOKENS: 'start-up-check',
-    PORT: '0',
-    METRICS_PORT: '0',
-    ...overrides,
-  };
-  try {
-    await run(process.execPath, [...SERVICE_NODE_FLAGS, join(projectRoot, script)], {
-      env,
-      timeout: 20_000,
-    });
-    return { code: 0, stderr: '' };
-  } catch (error) {
-    const { code, stderr } = error as { code: number | null; stderr: string };
-    return { code, stderr };
-  }
-}
 
 describe.skipIf(securedUnavailable)('Refusals on a secured stack', () => {
   beforeAll(async () => {
@@ -197,7 +178,7 @@ describe.skipIf(securedUnavailable)('Refusals on a secured stack', () => {
   );
 
   it('When the gateway starts with a wrong password, then it exits at once naming the setting and never the password', async () => {
-    const started = await startService(GATEWAY_MAIN, 'gateway', {
+    const started = await runAs('gateway', GATEWAY_MAIN, [], {
       KAFKA_SASL_PASSWORD: 'wrong-password-123',
     });
 
@@ -209,7 +190,7 @@ describe.skipIf(securedUnavailable)('Refusals on a secured stack', () => {
   });
 
   it('When the writer starts trusting another CA, then it exits at once naming KAFKA_SSL_CA_FILE', async () => {
-    const started = await startService(WRITER_MAIN, 'writer', {
+    const started = await runAs('writer', WRITER_MAIN, [], {
       KAFKA_SSL_CA_FILE: otherCa.caFile,
     });
 

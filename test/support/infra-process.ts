@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { projectRoot } from '../../deploy/local/paths.ts';
+import { freePort } from '../../deploy/local/ports.ts';
 import { watchOutput, type ChildOutput } from './child-output.ts';
 
 export interface InfraRun extends ChildOutput {
@@ -10,6 +11,20 @@ export interface InfraRun extends ChildOutput {
 }
 
 /** Runs `npm run infra`'s entry point as a child process, as a user would. */
+/** `npm run infra` arguments for a stack in `dir` on free ports of its own. */
+export async function portArgs(dir: string): Promise<string[]> {
+  return [
+    '--dir',
+    dir,
+    '--kafka-port',
+    String(await freePort()),
+    '--kafka-controller-port',
+    String(await freePort()),
+    '--mongodb-port',
+    String(await freePort()),
+  ];
+}
+
 export function runInfra(args: readonly string[], env: NodeJS.ProcessEnv = process.env): InfraRun {
   const child = spawn(
     process.execPath,

@@ -13,6 +13,20 @@ export const localServersUnavailable =
     ? 'needs Java 17+ to run Kafka as a local process'
     : null;
 
+/**
+ * A secured stack also needs openssl for its certificates, and runs FerretDB: a developer with
+ * `mongod` on PATH gets the plain stack only. CI must have neither problem.
+ */
+export const securedStackUnavailable =
+  localServersUnavailable ??
+  (process.env.CI === 'true'
+    ? null
+    : findOnPath('openssl') === null
+      ? "needs openssl for the secured stack's certificates"
+      : findOnPath('mongod') !== null
+        ? 'the secured stack runs FerretDB with TLS; mongod is on PATH'
+        : null);
+
 export async function temporaryDirectory(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-test-'));
   onTestFinished(async () => {

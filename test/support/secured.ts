@@ -1,19 +1,26 @@
+import { randomInt } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Principal } from '../../deploy/local/kafka-acls.ts';
+import { SERVICE_NODE_FLAGS } from '../../deploy/local/node-service.ts';
+import { projectRoot } from '../../deploy/local/paths.ts';
 import { readEnvFile } from '../../deploy/local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 import type { SecuredStackContext } from '../secured/global-setup.ts';
-import { localServersUnavailable } from './local-servers.ts';
+import { securedStackUnavailable } from './local-servers.ts';
+import { aPlant, type TestPlant } from './plants.ts';
 
+const run = promisify(execFile);
 const provided = inject('securedStack');
 
 /** Why the secured tests cannot run here, or null. */
-export const securedUnavailable = provided === null ? localServersUnavailable : null;
+export const securedUnavailable = provided === null ? securedStackUnavailable : null;
 
 export function securedStack(): SecuredStackContext {
   if (provided === null) throw new Error('no secured stack: the tests should have been skipped');
@@ -54,11 +61,14 @@ function kafkaFor(connection: KafkaConnection): Kafka {
 export async function createTopicAsAdmin(topic: string): Promise<void> {
   const admin = adminClient().admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
   onTestFinished(async () => {
-    await admin.deleteTopics({ topics: [topic] });
-    await admin.disconnect();
+    try {
+      await admin.deleteTopics({ topics: [topic] });
+    } finally {
+      await admin.disconnect();
+    }
   });
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
 }
 
 /** Everything on `topic` from its start that `match` accepts, read until one turns up. */
@@ -89,14 +99,20 @@ export async function firstMessage(
   });
 }
 
-/** The error a consumer meets reading `topic` in `groupId`: from subscribing, or its crash. */
+/**
+ * The error a consumer meets reading `topic` in `groupId`: from subscribing, or its crash. Fails
+ * when the broker lets it fetch instead.
+ */
 export async function readRefusal(kafka: Kafka, topic: string, groupId: string): Promise<Error> {
   const consumer: Consumer = kafka.consumer({ groupId, retry: { retries: 0 } });
   onTestFinished(() => consumer.disconnect());
   await consumer.connect();
-  const crashed = new Promise<Error>((resolve) => {
+  const crashed = new Promise<Error>((resolve, reject) => {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       resolve(payload.error);
+    });
+    consumer.on(consumer.events.FETCH, () => {
+      reject(new Error(`the broker let the client read ${topic}`));
     });
   });
   try {
@@ -118,6 +134,46 @@ export async function securedPlants() {
   });
   onTestFinished(() => client.close());
   return client.db('plantstore').collection<{ _id: bigint; name: string }>('plants');
+}
+
+/** A plant whose id no other test of the shared secured store uses. */
+export function uniquePlant(name: string): TestPlant {
+  return aPlant({ id: BigInt(Date.now()) * 1_000_000n + BigInt(randomInt(1_000_000)), name });
+}
+
+/**
+ * Runs an entry point of the project as `principal`, with its `.env` file and `overrides`, to its
+ * end (at most 20 s).
+ */
+export async function runAs(
+  principal: Principal,
+  script: string,
+  args: readonly string[],
+  overrides: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    ...(await principalEnv(principal)),
+    AUTH_TOKENS: 'start-up-check',
+    PORT: '0',
+    METRICS_PORT: '0',
+    ...overrides,
+  };
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [...SERVICE_NODE_FLAGS, join(projectRoot, script), ...args],
+      { env, timeout: 20_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const { code, stdout, stderr } = error as {
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    };
+    return { code, stdout, stderr };
+  }
 }
 
 /** What a server process wrote to its log so far. */

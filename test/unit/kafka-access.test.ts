@@ -66,6 +66,25 @@ describe('Settings the cluster refuses at start-up', () => {
     );
   });
 
+  it.each([
+    'ERR_SSL_SSL/TLS_ALERT_CERTIFICATE_UNKNOWN',
+    'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+    'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+    'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  ])(
+    'When the broker sends the alert %s, then the problem names the client certificate settings',
+    (code) => {
+      expect(
+        settingRefused(
+          error('KafkaJSConnectionError', 'Connection error: alert', { code }),
+          connection,
+        ),
+      ).toBe(
+        'the broker refused the client certificate: check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE (alert)',
+      );
+    },
+  );
+
   it('When the mechanism is not enabled, then the problem names KAFKA_SASL_MECHANISM', () => {
     expect(
       settingRefused(

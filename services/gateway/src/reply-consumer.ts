@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
-import { HEADERS } from '../../../shared/contracts/kafka.ts';
+import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { recordReplyArrival } from './request-tracing.ts';
@@ -22,7 +22,7 @@ export async function startReplyConsumer(
   waiter: ReplyWaiter,
 ): Promise<ReplyConsumer> {
   const consumer: Consumer = kafka.consumer({
-    groupId: `plant-gateway-${randomUUID()}`,
+    groupId: `${GATEWAY_GROUP_PREFIX}${randomUUID()}`,
     sessionTimeout: 10_000,
     heartbeatInterval: 500,
     maxWaitTimeInMs: 500,

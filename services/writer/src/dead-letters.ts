@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type IHeaders, type Kafka, type KafkaMessage } from 'kafkajs';
-import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
+import { DLQ_READER_GROUP_PREFIX, HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 
 /** A command the writer refused, as it sits on the dead-letter topic. */
 export interface DeadLetter {
@@ -37,7 +37,7 @@ export async function readDeadLetters(
 ): Promise<DeadLetter[]> {
   const admin = kafka.admin();
   await admin.connect();
-  const groupId = `plant-store-dlq-reader-${randomUUID()}`;
+  const groupId = `${DLQ_READER_GROUP_PREFIX}${randomUUID()}`;
   try {
     const ends = await admin.fetchTopicOffsets(topic);
     const remaining = new Map(

@@ -5,13 +5,14 @@ import Type from 'typebox';
 import {
   configOrExit,
   exitOnConfigError,
-  kafkaConnectionFromEnv,
+  failOn,
   readConfig,
   sharedSettings,
   topicsOf,
 } from '../../../shared/config.ts';
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
+import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
 
 const USAGE = 'npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';
@@ -37,10 +38,13 @@ if (
   process.exit(2);
 }
 
-const config = configOrExit(() => ({
-  ...readConfig(Type.Object(sharedSettings)),
-  connection: kafkaConnectionFromEnv(),
-}));
+const config = configOrExit(() => {
+  const settings = readConfig(Type.Object(sharedSettings));
+  const problems: string[] = [];
+  const connection = kafkaConnectionOf(settings, problems);
+  failOn(problems);
+  return { ...settings, connection };
+});
 await checkKafkaAccess(config.connection).catch(exitOnConfigError);
 const topics = topicsOf(config);
 const kafka = kafkaClient('plant-store-dlq', config.connection);
