@@ -1,19 +1,9 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { failOn } from './config.ts';
 import type { KafkaConnection } from './kafka-connection.ts';
+import { tlsReason, untrustedCertificate } from './tls-errors.ts';
 
-/** Node's codes for a certificate it does not trust, or that names another host. */
-const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-]);
+/** Node's code for a certificate that names another host. */
 const WRONG_NAME = 'ERR_TLS_CERT_ALTNAME_INVALID';
 /**
  * The broker's alert about the client's certificate: one its CA did not sign, expired, or none
@@ -47,23 +37,19 @@ export async function checkKafkaAccess(connection: KafkaConnection): Promise<voi
 
 /** What is wrong with the settings when `error` says the cluster refused them. */
 export function settingRefused(error: unknown, connection: KafkaConnection): string | undefined {
+  const untrusted = untrustedCertificate(error);
+  if (untrusted !== undefined)
+    return `the broker's certificate is not trusted: check KAFKA_SSL_CA_FILE (${untrusted})`;
   for (let at: unknown = error; at instanceof Error; at = at.cause) {
     const { code, type, name, message } = at as Error & { code?: unknown; type?: unknown };
     if (name === 'KafkaJSSASLAuthenticationError')
       return `Kafka refused the credentials of KAFKA_SASL_USERNAME "${connection.sasl?.username ?? ''}": check KAFKA_SASL_PASSWORD and KAFKA_SASL_MECHANISM (${message})`;
     if (type === 'UNSUPPORTED_SASL_MECHANISM')
       return `Kafka does not accept KAFKA_SASL_MECHANISM "${connection.sasl?.mechanism ?? ''}" (${message})`;
-    if (typeof code === 'string' && UNTRUSTED.has(code))
-      return `the broker's certificate is not trusted: check KAFKA_SSL_CA_FILE (${reason(message)})`;
     if (typeof code === 'string' && CLIENT_CERTIFICATE_REFUSED.test(code))
-      return `the broker refused the client certificate: check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE (${reason(message)})`;
+      return `the broker refused the client certificate: check KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE (${tlsReason(message)})`;
     if (code === WRONG_NAME)
-      return `the broker's certificate does not name the host connected to: check KAFKA_BROKERS, or KAFKA_SSL_CHECK_HOSTNAME (${reason(message)})`;
+      return `the broker's certificate does not name the host connected to: check KAFKA_BROKERS, or KAFKA_SSL_CHECK_HOSTNAME (${tlsReason(message)})`;
   }
   return undefined;
-}
-
-/** kafkajs prefixes "Connection error: "; Node appends advice about --use-system-ca. */
-function reason(message: string): string {
-  return message.replace(/^Connection error: /, '').replace(/; if the root CA is installed.*$/, '');
 }

@@ -70,11 +70,24 @@ export async function startFerretDb(
       '--debug-addr=-',
       `--state-dir=${options.dir}`,
       '--log-level=warn',
+      // FerretDB v1's own users are an experiment behind this flag; its password stays off the
+      // command line.
+      ...(options.user === undefined
+        ? []
+        : [
+            '--test-enable-new-auth',
+            `--setup-database=${options.user.database}`,
+            `--setup-username=${options.user.name}`,
+          ]),
     ],
-    env: { ...process.env, DO_NOT_TRACK: '1' },
+    env: {
+      ...process.env,
+      DO_NOT_TRACK: '1',
+      ...(options.user === undefined ? {} : { FERRETDB_SETUP_PASSWORD: options.user.password }),
+    },
     logFile: options.logFile,
   });
-  const uri = mongoUri(LOOPBACK, options.port, options.tls?.caFile);
+  const uri = mongoUri(LOOPBACK, options.port, options.tls?.caFile, options.user);
   await waitUntilReady(server, () => pingMongo(uri), 30_000);
   return { uri, process: server, stop: () => server.stop() };
 }

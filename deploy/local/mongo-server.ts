@@ -7,6 +7,15 @@ export interface MongoServerOptions {
   logFile: string;
   /** Listen with TLS only, with this certificate; the URI then trusts `caFile`. */
   tls?: { certFile: string; keyFile: string; caFile: string };
+  /** The one user, made at the first start; every command but a handshake then needs it. */
+  user?: StoreUser;
+}
+
+export interface StoreUser {
+  /** Where the user is defined (the URI's path names it, as authentication source). */
+  database: string;
+  name: string;
+  password: string;
 }
 
 export interface MongoServer {

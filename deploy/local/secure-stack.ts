@@ -10,6 +10,7 @@ import { ensureCertificates, type Certificates } from './certificates.ts';
 import { applyAcls, PRINCIPALS, type Principal } from './kafka-acls.ts';
 import { ADMIN, type KafkaSecurity } from './kafka-security.ts';
 import type { KafkaServer } from './kafka.ts';
+import type { StoreUser } from './mongo-server.ts';
 
 const PARTITIONS = 3;
 
@@ -23,15 +24,28 @@ export interface SecuredStack {
   readonly envFiles: Readonly<Record<Principal, string>>;
 }
 
-/** The certificates and the SCRAM users of `dir`, made on its first secured start and kept. */
-export async function prepareSecurity(dir: string, logFile: string): Promise<KafkaSecurity> {
-  const passwords = await ensurePasswords(dir);
-  return { certificates: await ensureCertificates(dir, logFile), passwords };
+/** The store's one user: the writer, in its default database (MONGODB_DATABASE). */
+const STORE_USER = { database: 'plantstore', name: 'writer' };
+/** The store user's key among the passwords, beside the Kafka users'. */
+const STORE_KEY = 'store';
+
+export interface StackSecurity {
+  kafka: KafkaSecurity;
+  store: StoreUser;
+}
+
+/** The certificates and the users of `dir`, made on its first secured start and kept. */
+export async function prepareSecurity(dir: string, logFile: string): Promise<StackSecurity> {
+  const { [STORE_KEY]: storePassword = '', ...passwords } = await ensurePasswords(dir);
+  return {
+    kafka: { certificates: await ensureCertificates(dir, logFile), passwords },
+    store: { ...STORE_USER, password: storePassword },
+  };
 }
 
 async function ensurePasswords(dir: string): Promise<Record<string, string>> {
   const file = join(dir, 'tls', 'passwords.json');
-  const users = [ADMIN, ...PRINCIPALS];
+  const users = [ADMIN, ...PRINCIPALS, STORE_KEY];
   if (existsSync(file)) {
     const kept = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
     const missing = users.filter((user) => typeof kept[user] !== 'string');

@@ -90,7 +90,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: ports.kafkaPort,
     controllerPort: ports.kafkaControllerPort,
     logFile: join(logDir, 'kafka.log'),
-    ...(security === undefined ? {} : { security }),
+    ...(security === undefined ? {} : { security: security.kafka }),
   };
   const mongoOptions = {
     dir: join(options.dir, 'mongo'),
@@ -100,10 +100,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? {}
       : {
           tls: {
-            certFile: security.certificates.serverCertFile,
-            keyFile: security.certificates.serverKeyFile,
-            caFile: security.certificates.caFile,
+            certFile: security.kafka.certificates.serverCertFile,
+            keyFile: security.kafka.certificates.serverKeyFile,
+            caFile: security.kafka.certificates.caFile,
           },
+          user: security.store,
         }),
   };
   const started = await Promise.allSettled([startKafka(kafkaOptions), startMongo(mongoOptions)]);
@@ -113,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const secured =
       security === undefined
         ? undefined
-        : await secureStack(options.dir, kafka.value, mongo.value.uri, security).catch(
+        : await secureStack(options.dir, kafka.value, mongo.value.uri, security.kafka).catch(
             async (error: unknown) => {
               await Promise.all([kafka.value.stop(), mongo.value.stop()]);
               throw error;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Partitioners, type Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { MongoClient } from 'mongodb';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ensureCertificates, type Certificates } from '../../deploy/local/certificates.ts';
 import { GATEWAY_MAIN, WRITER_MAIN } from '../../deploy/local/node-service.ts';
 import {
@@ -14,6 +15,7 @@ import {
   clientAs,
   createTopicAsAdmin,
   logOf,
+  principalEnv,
   readRefusal,
   securedStack,
   runAs,
@@ -187,6 +189,43 @@ describe.skipIf(securedUnavailable)('Refusals on a secured stack', () => {
       'Invalid configuration: Kafka refused the credentials of KAFKA_SASL_USERNAME "gateway": check KAFKA_SASL_PASSWORD',
     );
     expect(started.stderr).not.toContain('wrong-password-123');
+  });
+
+  it('When the writer starts with a wrong store password, then it exits at once naming MONGODB_URI and never the password', async () => {
+    const { MONGODB_URI: uri = '' } = await principalEnv('writer');
+    const wrong = uri.replace(/:[^:@/]+@/, ':wrong-store-password@');
+
+    const started = await runAs('writer', WRITER_MAIN, [], { MONGODB_URI: wrong });
+
+    expect(wrong).not.toBe(uri);
+    expect(started.code).toBe(1);
+    expect(started.stderr).toContain(
+      'Invalid configuration: the store refused the credentials in MONGODB_URI (Authentication failed.)',
+    );
+    expect(started.stderr).not.toContain('wrong-store-password');
+  });
+
+  it('When the writer starts trusting another CA for the store, then it exits naming MONGODB_TLS_CA_FILE', async () => {
+    const started = await runAs('writer', WRITER_MAIN, [], { MONGODB_TLS_CA_FILE: otherCa.caFile });
+
+    expect(started.code).toBe(1);
+    expect(started.stderr).toContain(
+      "Invalid configuration: the store's certificate is not trusted: check MONGODB_TLS_CA_FILE",
+    );
+  });
+
+  it('When a client reaches the store over TLS without the credentials, then every command but the handshake is refused', async () => {
+    const env = await principalEnv('writer');
+    const anonymous = new MongoClient((env.MONGODB_URI ?? '').replace(/\/\/[^@/]+@/, '//'), {
+      tls: true,
+      tlsCAFile: env.MONGODB_TLS_CA_FILE ?? '',
+    });
+    onTestFinished(() => anonymous.close());
+
+    await expect(anonymous.db('admin').command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
+    await expect(anonymous.db('plantstore').collection('plants').findOne({})).rejects.toMatchObject(
+      { codeName: 'Unauthorized' },
+    );
   });
 
   it('When the writer starts trusting another CA, then it exits at once naming KAFKA_SSL_CA_FILE', async () => {

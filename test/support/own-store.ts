@@ -19,7 +19,9 @@ export async function ownStore() {
   };
   let server: MongoServer = await startFerretDb(binary, options);
   // As the writer's entry point connects, with its timeouts and its watch.
-  const store = await connectStore(server.uri, createLogger('writer', 'silent'));
+  const store = await connectStore(server.uri, createLogger('writer', 'silent'), {
+    database: 'plantstore',
+  });
   onTestFinished(async () => {
     await store.close();
     await server.stop();

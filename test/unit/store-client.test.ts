@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { watchMonitor, type WatchedClient } from '../../services/writer/src/store-client.ts';
+import { MongoServerError } from 'mongodb';
+import {
+  storeRefusal,
+  watchMonitor,
+  type WatchedClient,
+} from '../../services/writer/src/store-client.ts';
+import { ConfigError } from '../../shared/config.ts';
 import { createLogger } from '../../shared/logger.ts';
 
 /** A MongoClient's heartbeat events, close and connect: the driver's hang cannot be made on demand. */
@@ -81,5 +87,46 @@ describe('The watch on the store client’s monitor', () => {
     await vi.advanceTimersByTimeAsync(15_000);
 
     expect(connect).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('Settings the store refuses at start-up', () => {
+  const serverError = (code: number, message: string) =>
+    new MongoServerError({ code, errmsg: message, ok: 0 });
+
+  it('When the credentials are refused, then the problem names MONGODB_URI and not its password', () => {
+    const refusal = storeRefusal(serverError(18, 'Authentication failed.'), 'plantstore');
+
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect(refusal?.message).toBe(
+      'Invalid configuration: the store refused the credentials in MONGODB_URI (Authentication failed.)',
+    );
+  });
+
+  it('When the database is refused to the user (or to nobody signed in), then the problem names MONGODB_URI and MONGODB_DATABASE', () => {
+    expect(
+      storeRefusal(serverError(13, 'Command listCollections requires authentication'), 'plants')
+        ?.message,
+    ).toBe(
+      'Invalid configuration: the store refused plants: check the user and password in MONGODB_URI, and MONGODB_DATABASE (Command listCollections requires authentication)',
+    );
+  });
+
+  it("When the store's certificate is not trusted, then the problem names MONGODB_TLS_CA_FILE", () => {
+    const tls = Object.assign(new Error('unable to verify the first certificate'), {
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
+    const selection = new Error('server selection failed', { cause: tls });
+
+    expect(storeRefusal(selection, 'plantstore')?.message).toBe(
+      "Invalid configuration: the store's certificate is not trusted: check MONGODB_TLS_CA_FILE (unable to verify the first certificate)",
+    );
+  });
+
+  it('When the store is down or fails otherwise, then that is no settings problem', () => {
+    expect(storeRefusal(new Error('connect ECONNREFUSED 127.0.0.1:27017'), 'plantstore')).toBe(
+      undefined,
+    );
+    expect(storeRefusal(serverError(11000, 'duplicate key'), 'plantstore')).toBe(undefined);
   });
 });

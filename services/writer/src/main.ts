@@ -16,7 +16,10 @@ const logger = createLogger('writer', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-writer', logger);
 const kafka = kafkaClient('plant-store-writer', config.kafka);
 
-const store = await connectStore(config.MONGODB_URI, logger, config.MONGODB_TLS_CA_FILE);
+const store = await connectStore(config.MONGODB_URI, logger, {
+  database: config.MONGODB_DATABASE,
+  tlsCAFile: config.MONGODB_TLS_CA_FILE,
+}).catch(exitOnConfigError);
 const writer = await startWriter({
   kafka,
   db: store.client.db(config.MONGODB_DATABASE),

@@ -1,4 +1,6 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { ConfigError } from '../../../shared/config.ts';
+import { untrustedCertificate } from '../../../shared/tls-errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 
 /** How often the driver checks the server (its default is 10 s). */
@@ -9,6 +11,9 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const CHECK_STALLED_MS = 2 * (HEARTBEAT_MS + CONNECT_TIMEOUT_MS);
 const WATCH_EVERY_MS = 1_000;
 const RECONNECT_RETRY_MS = 1_000;
+/** MongoDB's error codes for refused credentials, and for a user not allowed a command. */
+const AUTHENTICATION_FAILED = 18;
+const UNAUTHORIZED = 13;
 
 export interface StoreClient {
   readonly client: MongoClient;
@@ -32,8 +37,9 @@ export type WatchedClient = Pick<MongoClient, 'on' | 'close' | 'connect'>;
 export async function connectStore(
   uri: string,
   logger: Logger,
-  tlsCAFile?: string,
+  options: { database: string; tlsCAFile?: string | undefined },
 ): Promise<StoreClient> {
+  const { database, tlsCAFile } = options;
   const client = new MongoClient(uri, {
     ...(tlsCAFile === undefined ? {} : { tls: true, tlsCAFile }),
     useBigInt64: true,
@@ -43,7 +49,15 @@ export async function connectStore(
     heartbeatFrequencyMS: HEARTBEAT_MS,
     connectTimeoutMS: CONNECT_TIMEOUT_MS,
   });
-  await client.connect();
+  try {
+    await client.connect();
+    // Signed in and allowed in: a store that refuses the settings stops the writer at start-up,
+    // rather than failing every batch, unanswered, for as long as it runs.
+    await client.db(database).command({ listCollections: 1, nameOnly: true });
+  } catch (error) {
+    await client.close();
+    throw storeRefusal(error, database) ?? error;
+  }
   const stopWatching = watchMonitor(client, logger);
   return {
     client,
@@ -104,4 +118,25 @@ export function watchMonitor(
     stopped = true;
     clearInterval(timer);
   };
+}
+
+/** What is wrong with the settings when `error` says the store refused them. */
+export function storeRefusal(error: unknown, database: string): ConfigError | undefined {
+  const untrusted = untrustedCertificate(error);
+  if (untrusted !== undefined)
+    return configError(
+      `the store's certificate is not trusted: check MONGODB_TLS_CA_FILE (${untrusted})`,
+    );
+  if (!(error instanceof MongoServerError)) return undefined;
+  if (error.code === AUTHENTICATION_FAILED)
+    return configError(`the store refused the credentials in MONGODB_URI (${error.message})`);
+  if (error.code === UNAUTHORIZED)
+    return configError(
+      `the store refused ${database}: check the user and password in MONGODB_URI, and MONGODB_DATABASE (${error.message})`,
+    );
+  return undefined;
+}
+
+function configError(problem: string): ConfigError {
+  return new ConfigError(`Invalid configuration: ${problem}`);
 }
