@@ -81,7 +81,7 @@ describe('Failures while starting a server', () => {
     );
 
     await expect(prepareSecurity(dir, join(dir, 'provision.log'))).rejects.toThrow(
-      `${join(dir, 'tls', 'passwords.json')} has no password for writer, producer, dlq: delete ${dir} to start afresh`,
+      `${join(dir, 'tls', 'passwords.json')} has no password for writer, producer, dlq, store: delete ${dir} to start afresh`,
     );
   });
 });
