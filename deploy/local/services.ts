@@ -24,12 +24,15 @@ export interface Services {
   urls: string[];
 }
 
-/** Writer and gateway processes, each ready: writers in a stable group, gateways' `/readyz` 200. */
+/**
+ * Writer and gateway processes, each ready: writers in a stable group, gateways' `/readyz` 200.
+ * When one does not get ready, every one started is stopped before the error is thrown.
+ */
 export async function startServices(options: ServicesOptions): Promise<Services> {
+  const ports = await Promise.all(Array.from({ length: options.gateways }, () => freePort()));
   const writers = Array.from({ length: options.writers }, (_, index) =>
     startWriterProcess(`writer-${String(index + 1)}`, options),
   );
-  const ports = await Promise.all(Array.from({ length: options.gateways }, () => freePort()));
   const urls = ports.map((port) => `http://127.0.0.1:${String(port)}`);
   const gateways = ports.map((port, index) =>
     startNodeService({
@@ -40,12 +43,17 @@ export async function startServices(options: ServicesOptions): Promise<Services>
     }),
   );
   const writerEnv = { ...options.env, ...options.connections.writer };
-  for (const writer of writers) await writerJoined(writer, writerEnv, writers.length);
-  await Promise.all(
-    gateways.map((gateway, index) =>
-      waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
-    ),
-  );
+  try {
+    for (const writer of writers) await writerJoined(writer, writerEnv, writers.length);
+    await Promise.all(
+      gateways.map((gateway, index) =>
+        waitUntilReady(gateway, () => httpIsReady(urls[index] ?? ''), 60_000),
+      ),
+    );
+  } catch (error) {
+    await Promise.all([...gateways, ...writers].map((service) => service.stop()));
+    throw error;
+  }
   return { writers, gateways, urls };
 }
 

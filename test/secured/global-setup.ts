@@ -1,15 +1,9 @@
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '../../deploy/local/node-service.ts';
 import { stateRoot } from '../../deploy/local/paths.ts';
-import { freePort } from '../../deploy/local/ports.ts';
-import { groupIsStable, httpIsReady } from '../../deploy/local/readiness.ts';
 import { serviceConnections } from '../../deploy/local/secure-stack.ts';
-import type { ServerProcess } from '../../deploy/local/server-process.ts';
+import { startServices, type Services } from '../../deploy/local/services.ts';
 import { startLocalStack, type LocalStack } from '../../deploy/local/stack.ts';
-import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
-import { kafkaConnectionFromEnv } from '../../shared/config.ts';
-import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 import { TOKEN } from '../support/token.ts';
 import { securedStackUnavailable } from '../support/local-servers.ts';
@@ -46,50 +40,29 @@ export default async function setup(project: TestProject): Promise<() => Promise
     `${new Date().toISOString().replaceAll(':', '-')}-${process.pid}-secured`,
   );
   const stack = await startLocalStack({ dir, secure: true });
-  const services: ServerProcess[] = [];
-  const stopAll = async () => {
-    await Promise.all(services.map((service) => service.stop()));
+  console.log(`Secured tests use Kafka ${stack.kafkaBrokers} (SASL_SSL); logs in ${stack.logDir}`);
+  const services = await startServices({
+    env: { ...process.env, AUTH_TOKENS: TOKEN },
+    connections: await serviceConnections(stack),
+    logDir: stack.logDir,
+    writers: 1,
+    gateways: 1,
+  }).catch(async (error: unknown) => {
+    await stack.stop();
+    throw error;
+  });
+  project.provide('securedStack', contextOf(dir, stack, services));
+  return async () => {
+    await Promise.all([...services.gateways, ...services.writers].map((each) => each.stop()));
     await stack.stop();
   };
-  try {
-    const context = await startServices(dir, stack, services);
-    project.provide('securedStack', context);
-    return stopAll;
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
 }
 
-/** A writer and a gateway as their principals; each is pushed to `started` as it starts. */
-async function startServices(
-  dir: string,
-  stack: LocalStack,
-  started: ServerProcess[],
-): Promise<SecuredStackContext> {
-  const secured = stack.secured;
-  if (secured === undefined) throw new Error('the stack started without --secure');
-  console.log(`Secured tests use Kafka ${stack.kafkaBrokers} (SASL_SSL); logs in ${stack.logDir}`);
-  const port = await freePort();
-  const gatewayUrl = `http://127.0.0.1:${String(port)}`;
-  const connections = await serviceConnections(stack);
-  const writer = startNodeService({
-    name: 'writer',
-    script: WRITER_MAIN,
-    env: { ...process.env, ...connections.writer, METRICS_PORT: '0' },
-    logDir: stack.logDir,
-  });
-  started.push(writer);
-  const gateway = startNodeService({
-    name: 'gateway',
-    script: GATEWAY_MAIN,
-    env: { ...process.env, ...connections.gateway, AUTH_TOKENS: TOKEN, PORT: String(port) },
-    logDir: stack.logDir,
-  });
-  started.push(gateway);
-  const writerConnection = kafkaConnectionFromEnv(connections.writer);
-  await waitUntilReady(writer, () => groupIsStable(writerConnection, WRITER_GROUP), 60_000);
-  await waitUntilReady(gateway, () => httpIsReady(gatewayUrl), 60_000);
+/** What the tests are given: the principals' files, the super user and the services. */
+function contextOf(dir: string, stack: LocalStack, services: Services): SecuredStackContext {
+  const [writer] = services.writers;
+  const [gatewayUrl] = services.urls;
+  if (writer === undefined || gatewayUrl === undefined) throw new Error('no services started');
   const { brokers, ssl, sasl } = stack.kafka.admin;
   return {
     dir,
