@@ -77,8 +77,7 @@ export function readConfig<Schema extends TObject>(
       problems.set(name, `${name} ${expectation(property, value)} ${got}`);
     }
   }
-  if (problems.size > 0)
-    throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
+  failOn([...problems.values()]);
   return config as Static<Schema>;
 }
 

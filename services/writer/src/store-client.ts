@@ -1,5 +1,5 @@
 import { MongoClient, MongoServerError } from 'mongodb';
-import { ConfigError } from '../../../shared/config.ts';
+import { failOn } from '../../../shared/config.ts';
 import { untrustedCertificate } from '../../../shared/tls-errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 
@@ -56,7 +56,9 @@ export async function connectStore(
     await client.db(database).command({ listCollections: 1, nameOnly: true });
   } catch (error) {
     await client.close();
-    throw storeRefusal(error, database) ?? error;
+    const problem = storeRefusal(error, database);
+    if (problem !== undefined) failOn([problem]);
+    throw error;
   }
   const stopWatching = watchMonitor(client, logger);
   return {
@@ -121,22 +123,14 @@ export function watchMonitor(
 }
 
 /** What is wrong with the settings when `error` says the store refused them. */
-export function storeRefusal(error: unknown, database: string): ConfigError | undefined {
+export function storeRefusal(error: unknown, database: string): string | undefined {
   const untrusted = untrustedCertificate(error);
   if (untrusted !== undefined)
-    return configError(
-      `the store's certificate is not trusted: check MONGODB_TLS_CA_FILE (${untrusted})`,
-    );
+    return `the store's certificate is not trusted: check MONGODB_TLS_CA_FILE (${untrusted})`;
   if (!(error instanceof MongoServerError)) return undefined;
   if (error.code === AUTHENTICATION_FAILED)
-    return configError(`the store refused the credentials in MONGODB_URI (${error.message})`);
+    return `the store refused the credentials in MONGODB_URI (${error.message})`;
   if (error.code === UNAUTHORIZED)
-    return configError(
-      `the store refused ${database}: check the user and password in MONGODB_URI, and MONGODB_DATABASE (${error.message})`,
-    );
+    return `the store refused ${database}: check the user and password in MONGODB_URI, and MONGODB_DATABASE (${error.message})`;
   return undefined;
-}
-
-function configError(problem: string): ConfigError {
-  return new ConfigError(`Invalid configuration: ${problem}`);
 }
