@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
+import { brokerCount } from '../deploy/local/kafka.ts';
 import { startNodeService } from '../deploy/local/node-service.ts';
 import { projectRoot, stateRoot } from '../deploy/local/paths.ts';
 import { freePort } from '../deploy/local/ports.ts';
@@ -39,8 +40,10 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     'ids-beyond-2-53': { type: 'boolean', default: false },
     secure: { type: 'boolean', default: false },
+    brokers: { type: 'string', default: '1' },
   },
 });
+const brokers = brokerCount(values.brokers);
 const connections = Number(values.connections);
 const duration = Number(values.duration);
 const warmup = Number(values.warmup);
@@ -146,7 +149,7 @@ async function measure(
     }
     const { backend } = stack.mongo;
     const sampler = sampleProcesses([
-      ...[...services, stack.kafka.process, stack.mongo.process].map(({ name, pid }) => ({
+      ...[...services, ...stack.kafka.nodes.values(), stack.mongo.process].map(({ name, pid }) => ({
         name,
         pid,
       })),
@@ -247,7 +250,12 @@ if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
   throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
 }
 console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
-const stack = await startLocalStack({ dir, store: values.store, secure: values.secure });
+const stack = await startLocalStack({
+  dir,
+  store: values.store,
+  secure: values.secure,
+  brokers,
+});
 // The services die with this process (SIGKILL on exit); the servers are stopped in order.
 stopOnSignal('the benchmark', () => stack.stop());
 try {
@@ -308,7 +316,7 @@ try {
       gateways: Number(values.gateways),
       sequential,
       preload,
-      store: `${stack.mongoServer}${values.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}`,
+      store: `${stack.mongoServer}${values.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
       logLevel: values['log-level'],
       idsBeyond2To53: values['ids-beyond-2-53'],
     },

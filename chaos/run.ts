@@ -1,26 +1,35 @@
-// `npm run chaos`: the local stack with 3 writers and 2 gateways under load while writers are
-// stopped (SIGTERM) and killed (SIGKILL) and the broker and the store restart; then every answer is
-// checked against the store.
-// Exits 1 on any lost plant, wrong or unexpected answer, unsettled request, or too few creates.
+// `npm run chaos [-- --scenario mixed|scale|rolling|broker|writer-kill]`: the local stack under
+// load from 32 clients while writers, gateways or brokers are changed the way operators and
+// faults change them; then every answer is checked against the store, and each change's figures
+// and the scenario's targets are printed (docs/operations.md, "The chaos run").
+// Exits 1 on any lost plant, wrong or unexpected answer, unsettled request, missed target, or
+// (mixed) too few creates.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { brokerCount } from '../deploy/local/kafka.ts';
 import { stateRoot } from '../deploy/local/paths.ts';
-import type { ServerProcess } from '../deploy/local/server-process.ts';
-import { startServices, startWriterProcess } from '../deploy/local/services.ts';
+import { startServices } from '../deploy/local/services.ts';
 import { serviceConnections } from '../deploy/local/secure-stack.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
-import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { WRITER_GROUP } from '../shared/contracts/kafka.ts';
-import { settle, startTraffic, type Answer } from './traffic.ts';
+import { clusterFacts, commandPartitioner } from './cluster.ts';
+import type { Change } from './figures.ts';
+import { serviceFleet } from './fleet.ts';
+import { reportLines } from './report.ts';
+import { INITIAL_WRITERS, SCENARIO_STEPS } from './scenarios.ts';
+import { SCENARIOS, targetsOf } from './targets.ts';
+import { rebalanceTimeline } from './timeline.ts';
+import { settle, startTraffic } from './traffic.ts';
 import { isOutage, verdict, type StoredPlant } from './verdict.ts';
 
 const { values } = parseArgs({
   options: {
+    scenario: { type: 'string', default: 'mixed' },
+    brokers: { type: 'string' },
     connections: { type: 'string', default: '32' },
     'min-creates': { type: 'string', default: '20000' },
     'fault-every': { type: 'string', default: '15' },
@@ -28,48 +37,53 @@ const { values } = parseArgs({
     secure: { type: 'boolean', default: false },
   },
 });
+const scenario = SCENARIOS.find((name) => name === values.scenario);
+if (scenario === undefined)
+  throw new Error(`--scenario takes ${SCENARIOS.join(', ')}; got "${values.scenario}"`);
+const brokers = brokerCount(values.brokers ?? (scenario === 'broker' ? '3' : '1'));
+if (scenario === 'broker' && brokers !== 3)
+  throw new Error('--scenario broker kills one broker of three: run it with --brokers 3');
 const connections = Number(values.connections);
-const minCreates = Number(values['min-creates']);
+const minCreates = scenario === 'mixed' ? Number(values['min-creates']) : 0;
 const faultEveryMs = Number(values['fault-every']) * 1_000;
 const store = values.store === 'sqlite' || values.store === 'postgresql' ? values.store : undefined;
 const REPLY_TIMEOUT_MS = 5_000;
-const WRITERS = 3;
+const PARTITIONS = 3;
 
 const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-'));
 const logDir = join(dir, 'logs');
 const token = `chaos-${randomBytes(12).toString('base64url')}`;
 
 console.log(
-  `chaos: starting Kafka${values.secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
+  `chaos: scenario ${scenario}; starting ${brokers === 1 ? 'Kafka' : `${String(brokers)} Kafka brokers`}${values.secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
 );
-const stack = await startLocalStack({ dir, store, secure: values.secure });
+const stack = await startLocalStack({ dir, store, secure: values.secure, brokers });
 stopOnSignal('the chaos run', () => stack.stop());
 const env = {
   ...process.env,
   AUTH_TOKENS: token,
   REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
+  KAFKA_PARTITIONS: String(PARTITIONS),
+  // A replaced gateway keeps answering this long after SIGTERM, as behind a Kubernetes Service.
+  SHUTDOWN_DRAIN_MS: '1000',
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
 };
 
-interface Fault {
-  name: string;
-  at: number;
-  /** When the server was back (restarted and ready). */
-  restoredAt: number;
-}
-
 try {
-  const serviceSettings = await serviceConnections(stack);
-  const services = await startServices({
-    env,
-    connections: serviceSettings,
-    logDir,
-    writers: WRITERS,
-    gateways: 2,
-  });
-  const writers: ServerProcess[] = [...services.writers];
+  const connectionsOfServices = await serviceConnections(stack);
+  const facts = clusterFacts(stack.kafka.admin);
+  const fleet = serviceFleet(
+    await startServices({
+      env,
+      connections: connectionsOfServices,
+      logDir,
+      writers: INITIAL_WRITERS[scenario],
+      gateways: 2,
+    }),
+    { env, connections: connectionsOfServices, logDir, writerGroup: facts.group },
+  );
   const trafficOptions = {
-    urls: services.urls,
+    urls: fleet.urls,
     token,
     connections,
     firstId: 9_007_199_254_740_993n,
@@ -78,56 +92,27 @@ try {
   const traffic = startTraffic(trafficOptions);
   const loadStartedAt = Date.now();
   console.log(
-    `chaos: ${String(connections)} clients on ${services.urls.join(', ')}; a fault every ${String(faultEveryMs / 1_000)} s`,
+    `chaos: ${String(connections)} clients on ${fleet.urls.join(', ')}; a change every ${String(faultEveryMs / 1_000)} s`,
   );
 
-  const faults: Fault[] = [];
-  const inject = async (name: string, act: () => Promise<void>) => {
-    await sleep(faultEveryMs);
-    const at = Date.now();
-    console.log(`chaos: +${seconds(at - loadStartedAt)} ${name}`);
-    await act();
-    faults.push({ name, at, restoredAt: Date.now() });
-  };
-  /** Stops a writer with `signal`, starts a new one, and waits until the group has all three. */
-  const replaceWriter = async (index: number, signal: 'SIGTERM' | 'SIGKILL') => {
-    const before = await writerGroup();
-    writers[index]?.kill(signal);
-    await writers[index]?.exited;
-    const writer = startWriterProcess(`writer-${String(index + 1)}-${signal}`, {
-      env,
-      connections: serviceSettings,
-      logDir,
-    });
-    writers[index] = writer;
-    // Stable with three members again, one of them new: the old one left, or its session expired.
-    await waitUntilReady(
-      writer,
-      async () => {
-        const now = await writerGroup();
-        if (!(
-          now.stable &&
-          now.members.length === WRITERS &&
-          now.members.some((id) => !before.members.includes(id))
-        )) {
-          throw new Error('the group has not replaced the stopped writer yet');
-        }
-      },
-      60_000,
-    );
-  };
-  // A rolling deploy's step: the writer finishes its work, commits and leaves the group.
-  await inject('SIGTERM writer-1, start a new one', () => replaceWriter(0, 'SIGTERM'));
-  for (const index of [0, 1, 2]) {
-    await inject(`SIGKILL writer-${String(index + 1)}, start a new one`, () =>
-      replaceWriter(index, 'SIGKILL'),
-    );
-  }
-  await inject('restart the broker', () => stack.restart('kafka'));
-  await inject('restart the store', () => stack.restart('mongo'));
+  const changes: Change[] = [];
+  const killedPartitions = new Map<string, readonly number[]>();
+  await SCENARIO_STEPS[scenario]({
+    stack,
+    fleet,
+    facts,
+    killedPartitions,
+    async change(name, act) {
+      await sleep(faultEveryMs);
+      const at = Date.now();
+      console.log(`chaos: +${((at - loadStartedAt) / 1_000).toFixed(1)} s ${name}`);
+      await act();
+      changes.push({ name, at, doneAt: Date.now() });
+    },
+  });
   await sleep(faultEveryMs);
-  while (creates(traffic.answers) < minCreates) {
-    console.log(`chaos: ${String(creates(traffic.answers))} creates so far…`);
+  while (traffic.answers.length < minCreates) {
+    console.log(`chaos: ${String(traffic.answers.length)} creates so far…`);
     await sleep(5_000);
   }
   await traffic.stop();
@@ -138,30 +123,38 @@ try {
   const retries = await settle(trafficOptions, outages);
   const answers = [...traffic.answers, ...retries];
   const findings = verdict(answers, await storedPlants(stack.mongoUri));
+  const partition = commandPartitioner(PARTITIONS);
+  const partitionOf = ({ content }: { content: { id: bigint } }) => partition(content.id);
+  const targets = targetsOf({
+    scenario,
+    load: traffic.answers,
+    changes,
+    killedPartitions,
+    partitionOf,
+  });
 
-  report({ answers, faults, findings, loadSeconds, loadStartedAt });
-  await Promise.all([...services.gateways, ...writers].map((service) => service.stop()));
-  process.exitCode = findings.length > 0 || creates(traffic.answers) < minCreates ? 1 : 0;
+  console.log(
+    [
+      '',
+      ...reportLines({
+        answers,
+        changes,
+        findings,
+        targets,
+        loadStartedAt,
+        loadSeconds,
+        partitionOf,
+        rebalances: rebalanceTimeline([...stack.kafka.logFiles.values()], WRITER_GROUP),
+      }),
+    ].join('\n'),
+  );
+  await Promise.all(fleet.all().map((service) => service.stop()));
+  const failed =
+    findings.length > 0 || traffic.answers.length < minCreates || targets.some(({ met }) => !met);
+  console.log(`\nchaos ${scenario}: ${failed ? 'FAIL' : 'PASS'}`);
+  process.exitCode = failed ? 1 : 0;
 } finally {
   await stack.stop();
-}
-
-async function writerGroup(): Promise<{ stable: boolean; members: string[] }> {
-  const admin = new Kafka({ ...stack.kafka.admin, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const [group] = (await admin.describeGroups([WRITER_GROUP])).groups;
-    return {
-      stable: group?.state === 'Stable',
-      members: (group?.members ?? []).map(({ memberId }) => memberId),
-    };
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-function creates(answers: readonly Answer[]): number {
-  return answers.length;
 }
 
 async function storedPlants(uri: string): Promise<Map<bigint, StoredPlant>> {
@@ -176,51 +169,4 @@ async function storedPlants(uri: string): Promise<Map<bigint, StoredPlant>> {
   } finally {
     await client.close();
   }
-}
-
-function report(run: {
-  answers: Answer[];
-  faults: Fault[];
-  findings: ReturnType<typeof verdict>;
-  loadSeconds: number;
-  loadStartedAt: number;
-}): void {
-  const load = run.answers.filter(({ phase }) => phase === 'load');
-  const tally = new Map<string, number>();
-  for (const answer of run.answers) {
-    const label = `${answer.phase} ${answer.failure ?? `${String(answer.status)}${answer.error === undefined ? '' : `/${String(answer.error)}`}`}`;
-    tally.set(label, (tally.get(label) ?? 0) + 1);
-  }
-  console.log(`\ncreates under load: ${String(load.length)} in ${run.loadSeconds.toFixed(0)} s`);
-  for (const [label, count] of [...tally].sort()) console.log(`  ${label}: ${String(count)}`);
-  console.log(
-    `slowest answer: ${String(Math.max(...load.map(({ startedAt, endedAt }) => endedAt - startedAt)))} ms`,
-  );
-  console.log(
-    '\nfaults (recovered: when the last request that failed because of it (503, 504, no answer; started after it, ended before the next one) ended):',
-  );
-  run.faults.forEach((fault, index) => {
-    const next = run.faults[index + 1]?.at ?? Infinity;
-    const hit = load.filter(
-      (answer) => answer.startedAt >= fault.at && answer.endedAt < next && isOutage(answer),
-    );
-    const recovered = Math.max(fault.at, ...hit.map(({ endedAt }) => endedAt));
-    console.log(
-      `  +${seconds(fault.at - run.loadStartedAt)} ${fault.name}: back in ${seconds(fault.restoredAt - fault.at)}, requests recovered after ${seconds(recovered - fault.at)}, ${String(hit.length)} answered 503/504/none`,
-    );
-  });
-  const counts = new Map<string, number>();
-  for (const { kind } of run.findings) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  console.log('\nchecked against the store:');
-  for (const kind of ['lost', 'wrong answer', 'unexpected answer', 'unsettled', 'phantom']) {
-    console.log(`  ${kind}: ${String(counts.get(kind) ?? 0)}`);
-  }
-  for (const finding of run.findings.slice(0, 20)) {
-    console.log(`  ${finding.kind} ${finding.id.toString()}: ${finding.detail}`);
-  }
-  console.log(run.findings.length === 0 ? '\nchaos: PASS' : '\nchaos: FAIL');
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1_000).toFixed(1)} s`;
 }

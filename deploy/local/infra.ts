@@ -1,13 +1,13 @@
 // `npm run infra`: Kafka and a MongoDB-protocol server in the foreground until Ctrl-C.
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { stateRoot } from './paths.ts';
+import { brokerCount, consecutiveNodePorts } from './kafka.ts';
+import { stackDir } from './paths.ts';
 import { assertPortFree } from './ports.ts';
 import { startLocalStack } from './stack.ts';
 import { stopOnSignal } from './stop-on-signal.ts';
 
 const USAGE =
-  'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure (--dir .local/infra-secure)]';
+  'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure (--dir .local/infra-secure)] [--brokers 3 (ports 9092, 9094, 9096; --dir .local/infra-3-brokers)]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -18,23 +18,31 @@ async function main(): Promise<void> {
       // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
       dir: { type: 'string' },
       secure: { type: 'boolean', default: false },
+      brokers: { type: 'string', default: '1' },
     },
   });
+  const brokers = brokerCount(values.brokers);
   const kafkaPort = port(values['kafka-port'], '--kafka-port');
   const kafkaControllerPort = port(
     values['kafka-controller-port'] ?? String(kafkaPort + 1),
     '--kafka-controller-port',
   );
   const mongoPort = port(values['mongodb-port'], '--mongodb-port');
+  const kafkaPorts = consecutiveNodePorts(
+    { port: kafkaPort, controllerPort: kafkaControllerPort },
+    brokers,
+  );
   const hint = `Is \`npm run infra\` already running? Choose other ports: ${USAGE}`;
-  for (const taken of [kafkaPort, kafkaControllerPort, mongoPort])
+  for (const taken of [
+    ...kafkaPorts.flatMap(({ port, controllerPort }) => [port, controllerPort]),
+    mongoPort,
+  ])
     await assertPortFree(taken, hint);
 
   console.log('Starting Kafka and the MongoDB-protocol server (the first start provisions them)…');
   const stack = await startLocalStack({
-    dir: values.dir ?? join(stateRoot, values.secure ? 'infra-secure' : 'infra'),
-    kafkaPort,
-    kafkaControllerPort,
+    dir: values.dir ?? stackDir('infra', { secure: values.secure, brokers }),
+    kafkaPorts,
     mongoPort,
     secure: values.secure,
   });
@@ -51,12 +59,17 @@ async function main(): Promise<void> {
             `CA: ${stack.secured.caFile}`,
             `Settings and passwords of each principal: ${Object.values(stack.secured.envFiles).join(', ')}`,
           ]),
+      ...(brokers === 1
+        ? []
+        : [
+            `${String(brokers)} Kafka nodes, each a broker and a controller: topics replicated 3 times, min.insync.replicas 2`,
+          ]),
       `Logs: ${stack.logDir}`,
       'Ctrl-C stops both.',
     ].join('\n'),
   );
   const stopping = stopOnSignal('Kafka and the MongoDB-protocol server', () => stack.stop());
-  await Promise.race([stack.kafka.process.exited, stack.mongo.process.exited]);
+  await Promise.race([stack.kafka.exited, stack.mongo.process.exited]);
   if (stopping.requested) return;
   console.error(`A server exited unexpectedly; see the logs in ${stack.logDir}`);
   await stack.stop();

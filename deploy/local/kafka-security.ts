@@ -56,7 +56,7 @@ export function secureListenerProperties(
   };
 }
 
-/** How `user` connects to `brokers` of a secured stack. */
+/** How `user` connects to `brokers` (comma-separated) of a secured stack. */
 export function scramConnection(
   brokers: string,
   security: KafkaSecurity,
@@ -65,7 +65,7 @@ export function scramConnection(
   const password = security.passwords[user];
   if (password === undefined) throw new Error(`no Kafka user ${user}`);
   return {
-    brokers: [brokers],
+    brokers: brokers.split(','),
     ssl: { ca: readFileSync(security.certificates.caFile, 'utf8') },
     sasl: { mechanism: 'scram-sha-512', username: user, password },
   };

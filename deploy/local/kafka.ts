@@ -11,7 +11,7 @@ import {
   secureListenerProperties,
   type KafkaSecurity,
 } from './kafka-security.ts';
-import { LOOPBACK } from './ports.ts';
+import { freePort, LOOPBACK } from './ports.ts';
 import { provisionOnce } from './provision-cache.ts';
 import { runLogged } from './run-logged.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
@@ -41,12 +41,25 @@ export async function provisionKafka(cache: string, logFile: string): Promise<st
   return join(home, 'libs');
 }
 
-export interface KafkaOptions {
-  libsDir: string;
-  /** Holds the configuration and the data; reusing it keeps topics, messages and offsets. */
-  dir: string;
+/** Where one node of the cluster listens on 127.0.0.1: for clients, and for the controllers. */
+export interface KafkaNodePorts {
   port: number;
   controllerPort: number;
+}
+
+export interface KafkaOptions {
+  libsDir: string;
+  /**
+   * Holds the configuration and the data (of node i in `node-<i>` when there are several);
+   * reusing it keeps topics, messages and offsets.
+   */
+  dir: string;
+  /**
+   * One entry per node, each a broker and a KRaft controller. Several nodes replicate every topic
+   * to all of them (up to 3) with `min.insync.replicas` 2.
+   */
+  nodes: readonly KafkaNodePorts[];
+  /** The log of a single node; `<name>-<i>.log` beside it for each of several. */
   logFile: string;
   /** Broker settings over the project's (tests: limits to run into). */
   overrides?: Record<string, string>;
@@ -54,75 +67,220 @@ export interface KafkaOptions {
   security?: KafkaSecurity;
 }
 
+/** `--brokers` of the local scripts: 1 (the default) or a replicated cluster of 3. */
+export function brokerCount(value: string | undefined): number {
+  const count = Number(value ?? '1');
+  if (count !== 1 && count !== 3)
+    throw new Error(
+      `--brokers takes 1 (one node) or 3 (a replicated cluster), got "${String(value)}"`,
+    );
+  return count;
+}
+
 export interface KafkaServer {
+  /** Every node's `host:port`, comma-separated (KAFKA_BROKERS). */
   readonly brokers: string;
   /** How a super user connects: to apply ACLs, to check readiness. */
   readonly admin: KafkaConnection;
-  readonly process: ServerProcess;
+  /** The running process of each node, by node id (1, 2, …). */
+  readonly nodes: ReadonlyMap<number, ServerProcess>;
+  /** Each node's log file, by node id. */
+  readonly logFiles: ReadonlyMap<number, string>;
+  /** Settles when any node exits. */
+  readonly exited: Promise<unknown>;
+  /** Starts a node that was stopped or killed, on its data; resolves once the cluster has it back. */
+  startNode(id: number): Promise<void>;
   stop(): Promise<void>;
 }
 
+const READY_TIMEOUT_MS = 90_000;
+
+/** Node i (from 0) on `first`'s ports plus 2i: 9092/9093, 9094/9095, 9096/9097 from the defaults. */
+export function consecutiveNodePorts(first: KafkaNodePorts, count: number): KafkaNodePorts[] {
+  return Array.from({ length: count }, (_, node) => ({
+    port: first.port + 2 * node,
+    controllerPort: first.controllerPort + 2 * node,
+  }));
+}
+
+/** Free ports for `count` nodes. */
+export async function freeNodePorts(count: number): Promise<KafkaNodePorts[]> {
+  const ports: KafkaNodePorts[] = [];
+  for (let node = 0; node < count; node++)
+    ports.push({ port: await freePort(), controllerPort: await freePort() });
+  return ports;
+}
+
 export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
-  const configFile = await writeConfig(options);
-  const java = (mainClass: string, ...args: string[]) => [
+  const cluster = clusterLayout(options);
+  await assertLayoutMatches(options.dir, cluster.length);
+  const security = securityMode(options.security, cluster.length);
+  const id = clusterId();
+  for (const node of cluster) await formatOnce(options, node, cluster, security, id);
+  const brokers = cluster.map(({ address }) => address).join(',');
+  const admin =
+    options.security === undefined
+      ? { brokers: brokers.split(',') }
+      : scramConnection(brokers, options.security, ADMIN);
+  const nodes = new Map<number, ServerProcess>();
+  const start = (node: ClusterNode) => {
+    const server = startServerProcess({
+      name:
+        cluster.length === 1
+          ? `Kafka ${KAFKA_VERSION}`
+          : `Kafka ${KAFKA_VERSION} node ${String(node.id)}`,
+      command: 'java',
+      args: javaArgs(options, node, MAIN_CLASS, join(node.dir, 'server.properties')),
+      logFile: node.logFile,
+    });
+    nodes.set(node.id, server);
+    return waitUntilReady(server, () => describeCluster(admin, cluster.length), READY_TIMEOUT_MS);
+  };
+  const stop = async () => {
+    await Promise.all([...nodes.values()].map((server) => server.stop()));
+  };
+  const started = await Promise.allSettled(cluster.map(start));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    await stop();
+    throw failed.reason;
+  }
+  return {
+    brokers,
+    admin,
+    nodes,
+    logFiles: new Map(cluster.map((node) => [node.id, node.logFile])),
+    exited: Promise.race([...nodes.values()].map((server) => server.exited)),
+    async startNode(nodeId) {
+      const node = cluster.find((candidate) => candidate.id === nodeId);
+      if (node === undefined) throw new Error(`no Kafka node ${String(nodeId)}`);
+      if (nodes.get(nodeId)?.isRunning() === true)
+        throw new Error(`Kafka node ${String(nodeId)} is running`);
+      await start(node);
+    },
+    stop,
+  };
+}
+
+interface ClusterNode extends KafkaNodePorts {
+  id: number;
+  dir: string;
+  address: string;
+  logFile: string;
+}
+
+function clusterLayout(options: KafkaOptions): ClusterNode[] {
+  if (options.nodes.length === 0) throw new Error('a Kafka cluster needs at least one node');
+  const several = options.nodes.length > 1;
+  return options.nodes.map((ports, index) => {
+    const id = index + 1;
+    return {
+      ...ports,
+      id,
+      dir: several ? join(options.dir, `node-${String(id)}`) : options.dir,
+      address: `${LOOPBACK}:${String(ports.port)}`,
+      logFile: several ? options.logFile.replace(/(\.log)?$/, `-${String(id)}$1`) : options.logFile,
+    };
+  });
+}
+
+/** A directory formatted as one node is never reused as a cluster of several, nor the reverse. */
+async function assertLayoutMatches(dir: string, nodes: number): Promise<void> {
+  const single = existsSync(join(dir, 'data', 'meta.properties'));
+  const several = existsSync(join(dir, 'node-1', 'data', 'meta.properties'));
+  if ((nodes === 1 && several) || (nodes > 1 && single)) {
+    throw new Error(
+      `${dir} holds a Kafka of ${single ? 'one node' : 'several nodes'}, not of ${String(nodes)}. Use another --dir, or delete this one to start afresh.`,
+    );
+  }
+  if (
+    nodes > 1 &&
+    several &&
+    !existsSync(join(dir, `node-${String(nodes)}`, 'data', 'meta.properties'))
+  )
+    throw new Error(
+      `${dir} holds a Kafka of fewer nodes than ${String(nodes)}. Use another --dir, or delete this one to start afresh.`,
+    );
+  await mkdir(dir, { recursive: true });
+}
+
+function javaArgs(
+  options: KafkaOptions,
+  node: ClusterNode,
+  mainClass: string,
+  ...args: string[]
+): string[] {
+  return [
     '-Xms256m',
     '-Xmx512m',
     '-Djava.awt.headless=true',
-    `-Dlog4j2.configurationFile=${join(options.dir, 'log4j2.properties')}`,
+    `-Dlog4j2.configurationFile=${join(node.dir, 'log4j2.properties')}`,
     '-cp',
     join(options.libsDir, '*'),
     mainClass,
     ...args,
   ];
-  const formattedAs = join(options.dir, 'formatted-as');
-  const security = securityMode(options.security);
-  if (existsSync(join(options.dir, 'data', 'meta.properties'))) {
-    const before = existsSync(formattedAs) ? await readFile(formattedAs, 'utf8') : 'plaintext';
-    if (before !== security) throw new Error(formattedOtherwise(options.dir, before, security));
-  } else {
-    await runLogged(
-      'java',
-      java(
-        'kafka.tools.StorageTool',
-        'format',
-        '-t',
-        clusterId(),
-        '-c',
-        configFile,
-        '--standalone',
-        ...(options.security === undefined ? [] : scramUsers(options.security)),
-      ),
-      {
-        cwd: options.dir,
-        logFile: options.logFile,
-        secrets: Object.values(options.security?.passwords ?? {}),
-      },
-    );
-    await writeFile(formattedAs, security);
-  }
-  const server = startServerProcess({
-    name: `Kafka ${KAFKA_VERSION}`,
-    command: 'java',
-    args: java(MAIN_CLASS, configFile),
-    logFile: options.logFile,
-  });
-  const brokers = `${LOOPBACK}:${options.port}`;
-  const admin =
-    options.security === undefined
-      ? { brokers: [brokers] }
-      : scramConnection(brokers, options.security, ADMIN);
-  await waitUntilReady(server, () => describeCluster(admin), 90_000);
-  return { brokers, admin, process: server, stop: () => server.stop() };
 }
 
-async function writeConfig(options: KafkaOptions): Promise<string> {
-  await mkdir(join(options.dir, 'data'), { recursive: true });
-  const controller = `${LOOPBACK}:${options.controllerPort}`;
-  const listener = `${LOOPBACK}:${options.port}`;
+/** Writes the node's configuration; formats its storage on the first start only. */
+async function formatOnce(
+  options: KafkaOptions,
+  node: ClusterNode,
+  cluster: readonly ClusterNode[],
+  security: string,
+  id: string,
+): Promise<void> {
+  const configFile = await writeConfig(options, node, cluster);
+  const formattedAs = join(node.dir, 'formatted-as');
+  if (existsSync(join(node.dir, 'data', 'meta.properties'))) {
+    const before = existsSync(formattedAs) ? await readFile(formattedAs, 'utf8') : 'plaintext';
+    if (before !== security) throw new Error(formattedOtherwise(options.dir, before, security));
+    return;
+  }
+  await runLogged(
+    'java',
+    javaArgs(
+      options,
+      node,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      id,
+      '-c',
+      configFile,
+      // One node bootstraps a dynamic quorum of itself; several are listed as static voters.
+      ...(cluster.length === 1 ? ['--standalone'] : []),
+      ...(options.security === undefined ? [] : scramUsers(options.security)),
+    ),
+    {
+      cwd: node.dir,
+      logFile: node.logFile,
+      secrets: Object.values(options.security?.passwords ?? {}),
+    },
+  );
+  await writeFile(formattedAs, security);
+}
+
+async function writeConfig(
+  options: KafkaOptions,
+  node: ClusterNode,
+  cluster: readonly ClusterNode[],
+): Promise<string> {
+  await mkdir(join(node.dir, 'data'), { recursive: true });
+  const controller = `${LOOPBACK}:${String(node.controllerPort)}`;
+  const listener = node.address;
+  const replicas = String(Math.min(cluster.length, 3));
+  const minInSync = cluster.length === 1 ? '1' : '2';
   const properties = {
     'process.roles': 'broker,controller',
-    'node.id': '1',
-    'controller.quorum.bootstrap.servers': controller,
+    'node.id': String(node.id),
+    ...(cluster.length === 1
+      ? { 'controller.quorum.bootstrap.servers': controller }
+      : {
+          'controller.quorum.voters': cluster
+            .map(({ id, controllerPort }) => `${String(id)}@${LOOPBACK}:${String(controllerPort)}`)
+            .join(','),
+        }),
     'controller.listener.names': 'CONTROLLER',
     ...(options.security === undefined
       ? {
@@ -132,27 +290,27 @@ async function writeConfig(options: KafkaOptions): Promise<string> {
           'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
         }
       : secureListenerProperties(options.security, listener, controller)),
-    'log.dirs': join(options.dir, 'data'),
+    'log.dirs': join(node.dir, 'data'),
     'num.partitions': '1',
     'auto.create.topics.enable': 'false',
-    'default.replication.factor': '1',
-    'min.insync.replicas': '1',
-    'offsets.topic.replication.factor': '1',
+    'default.replication.factor': replicas,
+    'min.insync.replicas': minInSync,
+    'offsets.topic.replication.factor': replicas,
     'offsets.topic.num.partitions': '1',
-    'transaction.state.log.replication.factor': '1',
-    'transaction.state.log.min.isr': '1',
-    'share.coordinator.state.topic.replication.factor': '1',
-    'share.coordinator.state.topic.min.isr': '1',
+    'transaction.state.log.replication.factor': replicas,
+    'transaction.state.log.min.isr': minInSync,
+    'share.coordinator.state.topic.replication.factor': replicas,
+    'share.coordinator.state.topic.min.isr': minInSync,
     'group.initial.rebalance.delay.ms': '0',
     // The 4.x default of 5 ms tripled request-reply latency (DESIGN.md §6).
     'group.coordinator.append.linger.ms': '0',
     ...options.overrides,
   };
-  const configFile = join(options.dir, 'server.properties');
+  const configFile = join(node.dir, 'server.properties');
   // The JAAS entries of a secured broker hold the admin's password.
   await writeFile(configFile, toProperties(properties), { mode: 0o600 });
   await writeFile(
-    join(options.dir, 'log4j2.properties'),
+    join(node.dir, 'log4j2.properties'),
     toProperties({
       'appender.stdout.type': 'Console',
       'appender.stdout.name': 'STDOUT',
@@ -172,19 +330,20 @@ function toProperties(entries: Record<string, string>): string {
 }
 
 /** What a formatted storage was made for: plaintext, or SASL_SSL with these users' passwords. */
-function securityMode(security: KafkaSecurity | undefined): string {
-  if (security === undefined) return 'plaintext';
+function securityMode(security: KafkaSecurity | undefined, nodes: number): string {
+  // A single node's marker stays what it was before clusters of several existed.
+  const ofNodes = nodes === 1 ? '' : ` ${String(nodes)} nodes`;
+  if (security === undefined) return `plaintext${ofNodes}`;
   const users = Object.entries(security.passwords).toSorted(([a], [b]) => a.localeCompare(b));
-  return `sasl_ssl ${createHash('sha256').update(JSON.stringify(users)).digest('hex')}`;
+  return `sasl_ssl ${createHash('sha256').update(JSON.stringify(users)).digest('hex')}${ofNodes}`;
 }
 
 function formattedOtherwise(dir: string, before: string, now: string): string {
-  const how =
-    before === 'plaintext'
-      ? 'without --secure'
-      : now === 'plaintext'
-        ? 'with --secure'
-        : 'with other SCRAM users or passwords';
+  const how = before.startsWith('plaintext')
+    ? 'without --secure'
+    : now.startsWith('plaintext')
+      ? 'with --secure'
+      : 'with other SCRAM users or passwords';
   return `${dir} holds a Kafka formatted ${how}: its users are made when it is formatted. Use another --dir, or delete this one to start afresh.`;
 }
 
@@ -194,7 +353,7 @@ function clusterId(): string {
   return id.startsWith('-') ? clusterId() : id;
 }
 
-async function describeCluster(connection: KafkaConnection): Promise<void> {
+async function describeCluster(connection: KafkaConnection, nodes: number): Promise<void> {
   const admin = new Kafka({
     clientId: 'plant-store-readiness',
     ...connection,
@@ -206,6 +365,8 @@ async function describeCluster(connection: KafkaConnection): Promise<void> {
     await admin.connect();
     const cluster = await admin.describeCluster();
     if (cluster.controller === null) throw new Error('no active controller yet');
+    if (cluster.brokers.length < nodes)
+      throw new Error(`${String(cluster.brokers.length)} of ${String(nodes)} brokers registered`);
     // Creates the offsets topic and fails until its coordinator has loaded, so that the first
     // consumer group of a test does not crash with "The coordinator is loading".
     await admin.describeGroups(['plant-store-readiness']);

@@ -11,3 +11,13 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Data directories and logs of the servers started from this clone (git-ignored). */
 export const stateRoot = join(projectRoot, '.local');
+
+/**
+ * The default data directory of a local stack named `name` (`infra`, `start`): a secured stack's
+ * users and a cluster's nodes are made when Kafka is formatted, so each kind keeps a folder of
+ * its own.
+ */
+export function stackDir(name: string, kind: { secure: boolean; brokers: number }): string {
+  const brokers = kind.brokers === 1 ? '' : `-${String(kind.brokers)}-brokers`;
+  return join(stateRoot, `${name}${kind.secure ? '-secure' : ''}${brokers}`);
+}

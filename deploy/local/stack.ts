@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './ferretdb.ts';
-import { KAFKA_CACHE_NAME, provisionKafka, startKafka, type KafkaServer } from './kafka.ts';
+import {
+  freeNodePorts,
+  KAFKA_CACHE_NAME,
+  provisionKafka,
+  startKafka,
+  type KafkaNodePorts,
+  type KafkaServer,
+} from './kafka.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { startMongod } from './mongod.ts';
 import { findPostgresBinaries, startFerretDbOnPostgres } from './postgres.ts';
@@ -14,9 +21,10 @@ import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './tools.ts
 export interface LocalStackOptions {
   /** Data of both servers and their logs (`<dir>/logs`); reuse it to keep the data. */
   dir: string;
-  /** Ports on 127.0.0.1; a free one is picked for each that is not given. */
-  kafkaPort?: number;
-  kafkaControllerPort?: number;
+  /** Kafka nodes, each a broker and a controller: 1 by default, 3 for a replicated cluster. */
+  brokers?: number;
+  /** Ports on 127.0.0.1 (one entry per Kafka node); free ones are picked where none are given. */
+  kafkaPorts?: readonly KafkaNodePorts[];
   mongoPort?: number;
   cache?: string;
   /**
@@ -38,9 +46,7 @@ export interface LocalStack {
   readonly mongoServer: string;
   readonly logDir: string;
   /** The ports in use; pass them to a later start on the same `dir` to restart the same stack. */
-  readonly ports: Required<
-    Pick<LocalStackOptions, 'kafkaPort' | 'kafkaControllerPort' | 'mongoPort'>
-  >;
+  readonly ports: { kafkaPorts: readonly KafkaNodePorts[]; mongoPort: number };
   readonly kafka: KafkaServer;
   readonly mongo: MongoServer;
   /** Where a secured stack's CA and `.env` files are. */
@@ -79,16 +85,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         )
       : (mongoOptions: MongoServerOptions) => startMongod(mongod, mongoOptions),
   ]);
+  const brokers = options.kafkaPorts?.length ?? options.brokers ?? 1;
+  if (options.kafkaPorts !== undefined && brokers !== (options.brokers ?? brokers))
+    throw new Error(
+      `${String(options.kafkaPorts.length)} Kafka nodes' ports given for ${String(options.brokers)} brokers`,
+    );
   const ports = {
-    kafkaPort: options.kafkaPort ?? (await freePort()),
-    kafkaControllerPort: options.kafkaControllerPort ?? (await freePort()),
+    kafkaPorts: options.kafkaPorts ?? (await freeNodePorts(brokers)),
     mongoPort: options.mongoPort ?? (await freePort()),
   };
   const kafkaOptions = {
     libsDir,
     dir: join(options.dir, 'kafka'),
-    port: ports.kafkaPort,
-    controllerPort: ports.kafkaControllerPort,
+    nodes: ports.kafkaPorts,
     logFile: join(logDir, 'kafka.log'),
     ...(security === undefined ? {} : { security: security.kafka }),
   };

@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
-import { stateRoot } from './paths.ts';
+import { brokerCount, consecutiveNodePorts } from './kafka.ts';
+import { stackDir } from './paths.ts';
 import { assertPortFree, freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
 import { serviceConnections } from './secure-stack.ts';
@@ -20,9 +21,11 @@ const { values } = parseArgs({
     // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
     dir: { type: 'string' },
     secure: { type: 'boolean', default: false },
+    brokers: { type: 'string', default: '1' },
   },
 });
-const dir = values.dir ?? join(stateRoot, values.secure ? 'start-secure' : 'start');
+const brokers = brokerCount(values.brokers);
+const dir = values.dir ?? stackDir('start', { secure: values.secure, brokers });
 const logDir = join(dir, 'logs');
 const port = Number(process.env.PORT || 3000);
 const givenTokens = process.env.AUTH_TOKENS || undefined;
@@ -31,14 +34,18 @@ async function main(): Promise<void> {
   const hint = 'Is `npm start` or `npm run infra` already running? Stop it, or set PORT.';
   await assertPortFree(port, hint);
   const stack = await serversFromEnvironmentOr(async () => {
-    const ports = { kafkaPort: 9092, kafkaControllerPort: 9093, mongoPort: 27017 };
+    const kafkaPorts = consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, brokers);
     const serversHint =
       'Is `npm run infra` or another Kafka/MongoDB running? Stop it, or set KAFKA_BROKERS and MONGODB_URI to use it.';
-    for (const taken of Object.values(ports)) await assertPortFree(taken, serversHint);
+    for (const taken of [
+      ...kafkaPorts.flatMap(({ port, controllerPort }) => [port, controllerPort]),
+      27017,
+    ])
+      await assertPortFree(taken, serversHint);
     console.log(
       'Starting Kafka and the MongoDB-protocol server (the first start provisions them)…',
     );
-    return startLocalStack({ dir, ...ports, secure: values.secure });
+    return startLocalStack({ dir, kafkaPorts, mongoPort: 27017, secure: values.secure });
   });
   const token = givenTokens ?? `dev-${randomBytes(18).toString('base64url')}`;
   const env = { ...process.env, AUTH_TOKENS: token, PORT: String(port) };

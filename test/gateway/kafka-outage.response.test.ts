@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
+import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
-import { freePort } from '../../deploy/local/ports.ts';
 import { startGateway } from '../../services/gateway/src/gateway.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { TOKEN } from '../support/gateway.ts';
@@ -16,8 +15,7 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
     const kafkaServer = await startKafka({
       libsDir,
       dir: join(dir, 'kafka'),
-      port: await freePort(),
-      controllerPort: await freePort(),
+      nodes: await freeNodePorts(1),
       logFile: join(dir, 'kafka.log'),
     });
     onTestFinished(() => kafkaServer.stop());

@@ -1,8 +1,12 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { provisionKafka, startKafka, type KafkaServer } from '../../deploy/local/kafka.ts';
+import {
+  freeNodePorts,
+  provisionKafka,
+  startKafka,
+  type KafkaServer,
+} from '../../deploy/local/kafka.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
-import { freePort } from '../../deploy/local/ports.ts';
 import { temporaryDirectory } from './local-servers.ts';
 
 /** A Kafka broker of this test's own that can be stopped and started again on the same data. */
@@ -11,8 +15,7 @@ export async function ownKafka(overrides: Record<string, string> = {}) {
   const options = {
     libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
     dir: join(dir, 'kafka'),
-    port: await freePort(),
-    controllerPort: await freePort(),
+    nodes: await freeNodePorts(1),
     logFile: join(dir, 'kafka.log'),
     overrides,
   };

@@ -1,0 +1,70 @@
+import { percentile } from '../bench/load.ts';
+import { isOutage } from './verdict.ts';
+import type { Answer } from './traffic.ts';
+
+/** One change made while the load ran: a fault, a scaling step, one step of a rolling update. */
+export interface Change {
+  name: string;
+  at: number;
+  /** When the change was complete: the new process ready, the group stable again, the broker back. */
+  doneAt: number;
+}
+
+/** An answer slower than this is counted as a client noticing the change. */
+export const SLOW_MS = 1_000;
+
+export interface ChangeFigures {
+  change: Change;
+  /** Requests in flight or started between this change and the next. */
+  requests: number;
+  /** Of them, answered 503/504 or not at all. */
+  failed: number;
+  longestMs: number;
+  /**
+   * From the change until the last of its requests that failed or took longer than SLOW_MS
+   * ended: after that, clients were answered promptly again (0 when none was).
+   */
+  recoveredAfterMs: number;
+  /** The 99th percentile of the answers in flight while the change was under way. */
+  p99Ms: number;
+}
+
+/** What clients saw of each change, from the load's answers. */
+export function changeFigures(
+  load: readonly Answer[],
+  changes: readonly Change[],
+): ChangeFigures[] {
+  return changes.map((change, index) => {
+    const next = changes[index + 1]?.at ?? Infinity;
+    const hit = load.filter(({ startedAt, endedAt }) => endedAt >= change.at && startedAt < next);
+    const noticed = hit.filter((answer) => isOutage(answer) || durationOf(answer) > SLOW_MS);
+    return {
+      change,
+      requests: hit.length,
+      failed: hit.filter(isOutage).length,
+      longestMs: Math.max(0, ...hit.map(durationOf)),
+      recoveredAfterMs: Math.max(0, ...noticed.map(({ endedAt }) => endedAt - change.at)),
+      p99Ms: p99(duringChanges(load, [change])),
+    };
+  });
+}
+
+/** The answers in flight at some moment while one of `changes` was under way. */
+export function duringChanges(load: readonly Answer[], changes: readonly Change[]): Answer[] {
+  return load.filter(({ startedAt, endedAt }) =>
+    changes.some(({ at, doneAt }) => endedAt >= at && startedAt <= doneAt),
+  );
+}
+
+export function durationOf({ startedAt, endedAt }: Answer): number {
+  return endedAt - startedAt;
+}
+
+/** The 99th percentile of the answers' durations in ms; 0 when there are none. */
+export function p99(answers: readonly Answer[]): number {
+  if (answers.length === 0) return 0;
+  return percentile(
+    answers.map(durationOf).toSorted((a, b) => a - b),
+    99,
+  );
+}

@@ -1,0 +1,134 @@
+import { GATEWAY_MAIN, startNodeService } from '../deploy/local/node-service.ts';
+import { freePort } from '../deploy/local/ports.ts';
+import { httpIsReady } from '../deploy/local/readiness.ts';
+import type { ServiceConnections } from '../deploy/local/secure-stack.ts';
+import type { ServerProcess } from '../deploy/local/server-process.ts';
+import { startWriterProcess, type Services } from '../deploy/local/services.ts';
+import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
+import type { GroupState } from './cluster.ts';
+
+export interface FleetOptions {
+  env: NodeJS.ProcessEnv;
+  connections: ServiceConnections;
+  logDir: string;
+  /** The writers' consumer group as the coordinator sees it now. */
+  writerGroup: (groupId: string, topic: string) => Promise<GroupState>;
+}
+
+/** How long a change may take before the run gives up on it. */
+const CHANGE_TIMEOUT_MS = 60_000;
+
+/**
+ * The services under load, changed the way an operator or Kubernetes does: writers added,
+ * stopped, killed or replaced, gateways replaced behind a rotation the clients read (`urls`).
+ * Every step waits for what Kubernetes' readiness would: a writer in a stable group, a gateway's
+ * `/readyz`.
+ */
+export function serviceFleet(started: Services, options: FleetOptions) {
+  const writers: ServerProcess[] = [...started.writers];
+  const gateways: ServerProcess[] = [...started.gateways];
+  /** The gateways clients are sent to, by index: a replaced one's entry changes. */
+  const urls: string[] = [...started.urls];
+  let processes = writers.length + gateways.length;
+  const group = () => options.writerGroup(WRITER_GROUP, TOPICS.create);
+  const nextName = (kind: string) => `${kind}-${String(++processes)}`;
+
+  /** Resolves once the group is stable with `count` members and `check` holds of them. */
+  const groupSettles = (
+    writer: ServerProcess,
+    count: number,
+    check: (members: ReadonlySet<string>) => boolean,
+  ) =>
+    waitUntilReady(
+      writer,
+      async () => {
+        const now = await group();
+        if (!(now.stable && now.members.size === count && check(new Set(now.members.keys()))))
+          throw new Error(`the writers' group has not settled on ${String(count)} members yet`);
+      },
+      CHANGE_TIMEOUT_MS,
+    );
+
+  const startWriters = async (count: number) => {
+    const before = await group();
+    const fresh = Array.from({ length: count }, () =>
+      startWriterProcess(nextName('writer'), options),
+    );
+    writers.push(...fresh);
+    const joined = (members: ReadonlySet<string>) =>
+      [...members].filter((id) => !before.members.has(id)).length === count;
+    await Promise.all(fresh.map((writer) => groupSettles(writer, writers.length, joined)));
+  };
+
+  /** Stops `stopped` with `signal`; resolves once the group has settled without them. */
+  const stopWriters = async (stopped: ServerProcess[], signal: 'SIGTERM' | 'SIGKILL') => {
+    const before = await group();
+    for (const writer of stopped) writer.kill(signal);
+    await Promise.all(stopped.map(({ exited }) => exited));
+    writers.splice(0, writers.length, ...writers.filter((writer) => !stopped.includes(writer)));
+    const remaining = writers[0];
+    if (remaining === undefined) return before;
+    await groupSettles(remaining, writers.length, (members) =>
+      [...members].every((id) => before.members.has(id)),
+    );
+    return before;
+  };
+
+  return {
+    urls,
+    writers,
+    all: () => [...writers, ...gateways],
+    /** Adds `count` writers at once, as a scale-up does. */
+    startWriters,
+    /** SIGTERMs the oldest `count` writers at once, as a scale-down does. */
+    scaleDownWriters: (count: number) => stopWriters(writers.slice(0, count), 'SIGTERM'),
+    /**
+     * Stops the writer at `index` with `signal`, then starts one in its place; resolves with
+     * the partitions the stopped one held, once the group is stable with the new one.
+     */
+    async replaceWriter(index: number, signal: 'SIGTERM' | 'SIGKILL'): Promise<number[]> {
+      const writer = writers[index];
+      if (writer === undefined) throw new Error(`no writer ${String(index)}`);
+      const before = await group();
+      writer.kill(signal);
+      await writer.exited;
+      writers.splice(index, 1);
+      await startWriters(1);
+      const after = await group();
+      const gone = [...before.members].filter(([id]) => !after.members.has(id));
+      return gone.flatMap(([, partitions]) => partitions);
+    },
+    /** A rolling update's step for a writer: a new one joins first, then the old one gets SIGTERM. */
+    async rollWriter(index: number): Promise<void> {
+      const writer = writers[index];
+      if (writer === undefined) throw new Error(`no writer ${String(index)}`);
+      await startWriters(1);
+      await stopWriters([writer], 'SIGTERM');
+    },
+    /**
+     * A rolling update's step for a gateway: a new one starts, and once it is ready it takes the
+     * old one's place in the rotation; the old one then gets SIGTERM and drains.
+     */
+    async rollGateway(index: number): Promise<void> {
+      const old = gateways[index];
+      if (old === undefined) throw new Error(`no gateway ${String(index)}`);
+      const port = await freePort();
+      const url = `http://127.0.0.1:${String(port)}`;
+      const gateway = startNodeService({
+        name: nextName('gateway'),
+        script: GATEWAY_MAIN,
+        env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
+        logDir: options.logDir,
+      });
+      await waitUntilReady(gateway, () => httpIsReady(url), CHANGE_TIMEOUT_MS);
+      gateways[index] = gateway;
+      urls[index] = url;
+      // Requests routed to it just before are answered during its drain (SHUTDOWN_DRAIN_MS).
+      old.kill('SIGTERM');
+      await old.exited;
+    },
+  };
+}
+
+export type ServiceFleet = ReturnType<typeof serviceFleet>;

@@ -1,0 +1,88 @@
+import type { LocalStack } from '../deploy/local/stack.ts';
+import { TOPICS } from '../shared/contracts/kafka.ts';
+import type { clusterFacts } from './cluster.ts';
+import type { ServiceFleet } from './fleet.ts';
+import type { Scenario } from './targets.ts';
+import { activeController } from './timeline.ts';
+
+export interface ScenarioContext {
+  stack: LocalStack;
+  fleet: ServiceFleet;
+  facts: ReturnType<typeof clusterFacts>;
+  /** Waits the time between changes, then makes one and records when it started and ended. */
+  change: (name: string, act: () => Promise<void>) => Promise<void>;
+  /** Partitions held by the writer each change killed, by the change's name. */
+  killedPartitions: Map<string, readonly number[]>;
+}
+
+/** How many writers each scenario starts with; two gateways in all. */
+export const INITIAL_WRITERS: Record<Scenario, number> = {
+  mixed: 3,
+  scale: 1,
+  rolling: 3,
+  broker: 3,
+  'writer-kill': 3,
+};
+
+export const SCENARIO_STEPS: Record<Scenario, (context: ScenarioContext) => Promise<void>> = {
+  async mixed({ stack, fleet, change }) {
+    // Replaced writers join at the end: index 0 is always the oldest one.
+    await change('SIGTERM the oldest writer, start a new one', async () => {
+      await fleet.replaceWriter(0, 'SIGTERM');
+    });
+    for (const round of [1, 2, 3]) {
+      await change(`SIGKILL the oldest writer (${String(round)}/3), start a new one`, async () => {
+        await fleet.replaceWriter(0, 'SIGKILL');
+      });
+    }
+    await change('restart the broker', () => stack.restart('kafka'));
+    await change('restart the store', () => stack.restart('mongo'));
+  },
+
+  async scale({ fleet, change }) {
+    await change('scale writers 1 → 3', () => fleet.startWriters(2));
+    await change('scale writers 3 → 1 (SIGTERM)', async () => {
+      await fleet.scaleDownWriters(2);
+    });
+    await change('scale writers 1 → 3', () => fleet.startWriters(2));
+  },
+
+  async rolling({ fleet, change }) {
+    for (const index of [0, 1]) {
+      await change(`replace gateway ${String(index + 1)}`, () => fleet.rollGateway(index));
+    }
+    for (const round of [1, 2, 3]) {
+      await change(`replace the oldest writer (${String(round)}/3)`, () => fleet.rollWriter(0));
+    }
+  },
+
+  async broker({ stack, facts, change }) {
+    const leader = await facts.busiestLeader(TOPICS.create);
+    await killAndRestart(stack, change, leader, 'leads the most command partitions');
+    const controller = activeController(stack.kafka.logFiles);
+    await killAndRestart(stack, change, controller, 'the active controller');
+  },
+
+  async 'writer-kill'({ fleet, change, killedPartitions }) {
+    for (const round of [1, 2, 3]) {
+      const name = `SIGKILL the oldest writer (${String(round)}/3), start a new one`;
+      await change(name, async () => {
+        killedPartitions.set(name, await fleet.replaceWriter(0, 'SIGKILL'));
+      });
+    }
+  },
+};
+
+async function killAndRestart(
+  stack: LocalStack,
+  change: ScenarioContext['change'],
+  node: number,
+  why: string,
+): Promise<void> {
+  await change(`SIGKILL Kafka node ${String(node)} (${why})`, async () => {
+    const server = stack.kafka.nodes.get(node);
+    server?.kill('SIGKILL');
+    await server?.exited;
+  });
+  await change(`restart Kafka node ${String(node)}`, () => stack.kafka.startNode(node));
+}

@@ -1,0 +1,113 @@
+import { changeFigures, duringChanges, p99, type Change } from './figures.ts';
+import type { Answer } from './traffic.ts';
+import { isOutage } from './verdict.ts';
+
+export const SCENARIOS = ['mixed', 'scale', 'rolling', 'broker', 'writer-kill'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface Target {
+  target: string;
+  met: boolean;
+  measured: string;
+}
+
+/** What a scenario promises its clients (docs/operations.md, "The chaos run"). */
+export interface TargetInput {
+  scenario: Scenario;
+  load: readonly Answer[];
+  changes: readonly Change[];
+  /** Partitions held by the writer each change killed, by the change's name (writer-kill). */
+  killedPartitions?: ReadonlyMap<string, readonly number[]>;
+  /** The command partition a request's id is produced to. */
+  partitionOf?: (answer: Answer) => number;
+}
+
+export const LIMITS = {
+  /** scale, rolling: p99 while a change is under way. */
+  changeP99Ms: 1_000,
+  /** broker: share of requests that may fail. */
+  brokerFailedShare: 0.01,
+  brokerRecoveryMs: 10_000,
+  writerKillRecoveryMs: 3_000,
+} as const;
+
+export function targetsOf(input: TargetInput): Target[] {
+  const { load, changes } = input;
+  const outages = load.filter(isOutage).length;
+  const figures = changeFigures(load, changes);
+  const slowestRecovery = Math.max(0, ...figures.map(({ recoveredAfterMs }) => recoveredAfterMs));
+  switch (input.scenario) {
+    case 'mixed':
+      return [];
+    case 'scale':
+    case 'rolling': {
+      const during = duringChanges(load, changes);
+      const changeP99 = p99(during);
+      return [
+        {
+          target: 'every request answered 200 or 4009 (no 503, no 504, no dropped connection)',
+          met: outages === 0,
+          measured: `${String(outages)} of ${String(load.length)} answered 503/504/none`,
+        },
+        {
+          target: `p99 ≤ ${seconds(LIMITS.changeP99Ms)} during the changes`,
+          met: changeP99 <= LIMITS.changeP99Ms,
+          measured: `p99 ${String(changeP99)} ms over the ${String(during.length)} requests in flight during them`,
+        },
+      ];
+    }
+    case 'broker':
+      return [
+        {
+          target: `at most ${String(LIMITS.brokerFailedShare * 100)} % of requests answered 503/504`,
+          met: outages <= LIMITS.brokerFailedShare * load.length,
+          measured: `${String(outages)} of ${String(load.length)} (${percent(outages, load.length)})`,
+        },
+        {
+          target: `recovers within ${seconds(LIMITS.brokerRecoveryMs)}`,
+          met: slowestRecovery <= LIMITS.brokerRecoveryMs,
+          measured: `slowest recovery ${seconds(slowestRecovery)}`,
+        },
+      ];
+    case 'writer-kill': {
+      const elsewhere = failedElsewhere(input);
+      return [
+        {
+          target: "only requests waiting on the killed writer's partitions fail",
+          met: elsewhere === 0,
+          measured: `${String(elsewhere)} of ${String(outages)} failed requests were on other partitions`,
+        },
+        {
+          target: `recovers within ${seconds(LIMITS.writerKillRecoveryMs)}`,
+          met: slowestRecovery <= LIMITS.writerKillRecoveryMs,
+          measured: `slowest recovery ${seconds(slowestRecovery)}`,
+        },
+      ];
+    }
+  }
+}
+
+/** Failed requests that no kill explains: outside every kill's window, or on another partition. */
+function failedElsewhere(input: TargetInput): number {
+  const { partitionOf, killedPartitions, changes } = input;
+  if (partitionOf === undefined || killedPartitions === undefined)
+    throw new Error('writer-kill targets need the partitions of each killed writer');
+  const explained = (answer: Answer) =>
+    changes.some((change, index) => {
+      const next = changes[index + 1]?.at ?? Infinity;
+      return (
+        answer.endedAt >= change.at &&
+        answer.startedAt < next &&
+        (killedPartitions.get(change.name) ?? []).includes(partitionOf(answer))
+      );
+    });
+  return input.load.filter((answer) => isOutage(answer) && !explained(answer)).length;
+}
+
+function seconds(ms: number): string {
+  return `${String(ms / 1_000)} s`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '0 %' : `${((100 * part) / whole).toFixed(2)} %`;
+}
