@@ -33,6 +33,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     'min-creates': { type: 'string', default: '20000' },
     'fault-every': { type: 'string', default: '15' },
+    'session-timeout': { type: 'string', default: '2000' },
     store: { type: 'string' },
     secure: { type: 'boolean', default: false },
   },
@@ -66,6 +67,8 @@ const env = {
   KAFKA_PARTITIONS: String(PARTITIONS),
   // A replaced gateway keeps answering this long after SIGTERM, as behind a Kubernetes Service.
   SHUTDOWN_DRAIN_MS: '1000',
+  // How long a killed writer's partitions wait (the local brokers allow sessions from 1 s).
+  KAFKA_SESSION_TIMEOUT_MS: values['session-timeout'],
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
 };
 

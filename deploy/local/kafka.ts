@@ -302,6 +302,8 @@ async function writeConfig(
     'share.coordinator.state.topic.replication.factor': replicas,
     'share.coordinator.state.topic.min.isr': minInSync,
     'group.initial.rebalance.delay.ms': '0',
+    // Stock brokers refuse sessions under 6 s; chaos runs writers with 2 s (KAFKA_SESSION_TIMEOUT_MS).
+    'group.min.session.timeout.ms': '1000',
     // The 4.x default of 5 ms tripled request-reply latency (DESIGN.md §6).
     'group.coordinator.append.linger.ms': '0',
     ...options.overrides,

@@ -3,6 +3,7 @@ import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
 import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readCertificates } from '../../../shared/tls-files.ts';
+import { SESSION_TIMEOUT_MS } from './writer.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 
 export const WriterConfig = Type.Object({
@@ -14,6 +15,13 @@ export const WriterConfig = Type.Object({
   ),
   MONGODB_DATABASE: Type.String({ default: 'plantstore', minLength: 1 }),
   KAFKA_WRITER_GROUP: Type.String({ default: WRITER_GROUP, minLength: 1 }),
+  KAFKA_SESSION_TIMEOUT_MS: Type.Integer({
+    default: SESSION_TIMEOUT_MS,
+    minimum: 1_000,
+    maximum: 300_000,
+    description:
+      "How long a crashed writer's partitions wait; below 6 s only where the brokers' group.min.session.timeout.ms allows it",
+  }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   METRICS_PORT: Type.Integer({
     default: 9464,

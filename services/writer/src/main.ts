@@ -27,6 +27,7 @@ const writer = await startWriter({
   partitions: config.KAFKA_PARTITIONS,
   topics: topicsOf(config),
   groupId: config.KAFKA_WRITER_GROUP,
+  sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
 });
 const health = await startHealthServer(writer, {
   host: config.HOST,

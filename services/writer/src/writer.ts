@@ -18,6 +18,8 @@ export interface WriterOptions {
   partitions: number;
   topics?: Topics;
   groupId?: string;
+  /** SESSION_TIMEOUT_MS by default. */
+  sessionTimeoutMs?: number;
 }
 
 export interface Writer {
@@ -29,8 +31,8 @@ export interface Writer {
 }
 
 /**
- * The broker's least (group.min.session.timeout.ms): a writer that dies without leaving the group
- * holds its partitions this long.
+ * The least a stock broker accepts (group.min.session.timeout.ms): a writer that dies without
+ * leaving the group holds its partitions this long.
  */
 export const SESSION_TIMEOUT_MS = 6_000;
 
@@ -42,7 +44,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const groupId = options.groupId ?? WRITER_GROUP;
   const consumer = kafka.consumer({
     groupId,
-    sessionTimeout: SESSION_TIMEOUT_MS,
+    sessionTimeout: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS,
     // kafkajs heartbeats only between fetches, and a rebalance is noticed on a heartbeat: a short
     // fetch wait and heartbeat interval let the others take over a stopped writer's partitions
     // within a second (an idle fetch wait of 1 s made it 1.0–1.3 s), and bound how long
