@@ -15,7 +15,7 @@ export const SLOW_MS = 1_000;
 
 export interface ChangeFigures {
   change: Change;
-  /** Requests in flight or started between this change and the next. */
+  /** Requests that ended between this change and the next (see `windowOf`). */
   requests: number;
   /** Of them, answered 503/504 or not at all. */
   failed: number;
@@ -35,8 +35,7 @@ export function changeFigures(
   changes: readonly Change[],
 ): ChangeFigures[] {
   return changes.map((change, index) => {
-    const next = changes[index + 1]?.at ?? Infinity;
-    const hit = load.filter(({ startedAt, endedAt }) => endedAt >= change.at && startedAt < next);
+    const hit = windowOf(load, changes, index);
     const noticed = hit.filter((answer) => isOutage(answer) || durationOf(answer) > SLOW_MS);
     return {
       change,
@@ -47,6 +46,20 @@ export function changeFigures(
       p99Ms: p99(duringChanges(load, [change])),
     };
   });
+}
+
+/**
+ * The answers a change may have touched: those that ended after it began and before the next one
+ * began. A request that fails after the next change began is that one's, wherever it started.
+ */
+export function windowOf(
+  load: readonly Answer[],
+  changes: readonly Change[],
+  index: number,
+): Answer[] {
+  const from = changes[index]?.at ?? Infinity;
+  const to = changes[index + 1]?.at ?? Infinity;
+  return load.filter(({ endedAt }) => endedAt >= from && endedAt < to);
 }
 
 /** The answers in flight at some moment while one of `changes` was under way. */

@@ -1,4 +1,4 @@
-import { changeFigures, durationOf, type Change } from './figures.ts';
+import { changeFigures, durationOf, windowOf, type Change } from './figures.ts';
 import type { Target } from './targets.ts';
 import type { LogEvent } from './timeline.ts';
 import type { Answer } from './traffic.ts';
@@ -30,16 +30,17 @@ export function reportLines(run: RunReport): string[] {
     ...[...tally].sort().map(([label, count]) => `  ${label}: ${String(count)}`),
     `slowest answer: ${String(Math.max(0, ...load.map(durationOf)))} ms`,
     '',
-    'changes (failed: 503, 504 or no answer; recovered: when the last request that failed or took over 1 s ended):',
+    'changes (their requests: those that ended before the next change; failed: 503, 504 or no answer; recovered: when the last of them that failed or took over 1 s ended):',
   ];
   changeFigures(load, run.changes).forEach((figures, index) => {
     const { change } = figures;
     const next = run.changes[index + 1]?.at ?? Infinity;
+    const touched = windowOf(load, run.changes, index);
     lines.push(
       `  +${seconds(change.at - run.loadStartedAt)} ${change.name}: done in ${seconds(change.doneAt - change.at)}; ` +
         `${String(figures.requests)} requests, ${String(figures.failed)} failed, longest ${String(figures.longestMs)} ms, ` +
         `p99 during it ${String(figures.p99Ms)} ms, recovered after ${seconds(figures.recoveredAfterMs)}`,
-      `    longest answer by partition: ${longestByPartition(load, change.at, next, run.partitionOf)}`,
+      `    longest answer by partition: ${longestByPartition(touched, run.partitionOf)}`,
       ...run.rebalances
         .filter(({ at }) => at >= change.at - 500 && at < next)
         .slice(0, 12)
@@ -62,14 +63,11 @@ export function reportLines(run: RunReport): string[] {
 }
 
 function longestByPartition(
-  load: readonly Answer[],
-  from: number,
-  to: number,
+  answers: readonly Answer[],
   partitionOf: (answer: Answer) => number,
 ): string {
   const longest = new Map<number, number>();
-  for (const answer of load) {
-    if (answer.endedAt < from || answer.startedAt >= to) continue;
+  for (const answer of answers) {
     const partition = partitionOf(answer);
     longest.set(partition, Math.max(longest.get(partition) ?? 0, durationOf(answer)));
   }

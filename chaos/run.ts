@@ -5,6 +5,7 @@
 // Exits 1 on any lost plant, wrong or unexpected answer, unsettled request, missed target, or
 // (mixed) too few creates.
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -23,7 +24,7 @@ import { reportLines } from './report.ts';
 import { INITIAL_WRITERS, SCENARIO_STEPS } from './scenarios.ts';
 import { SCENARIOS, targetsOf } from './targets.ts';
 import { rebalanceTimeline } from './timeline.ts';
-import { settle, startTraffic } from './traffic.ts';
+import { settle, startTraffic, type Answer } from './traffic.ts';
 import { isOutage, verdict, type StoredPlant } from './verdict.ts';
 
 const { values } = parseArgs({
@@ -126,6 +127,7 @@ try {
   const retries = await settle(trafficOptions, outages);
   const answers = [...traffic.answers, ...retries];
   const findings = verdict(answers, await storedPlants(stack.mongoUri));
+  await writeFile(join(dir, 'answers.csv'), answersCsv(answers, loadStartedAt));
   const partition = commandPartitioner(PARTITIONS);
   const partitionOf = ({ content }: { content: { id: bigint } }) => partition(content.id);
   const targets = targetsOf({
@@ -158,6 +160,23 @@ try {
   process.exitCode = failed ? 1 : 0;
 } finally {
   await stack.stop();
+}
+
+/** Every answer, times in ms since the load started: for a closer look at a change. */
+function answersCsv(answers: readonly Answer[], loadStartedAt: number): string {
+  const rows = answers.map((answer) =>
+    [
+      answer.phase,
+      answer.startedAt - loadStartedAt,
+      answer.endedAt - loadStartedAt,
+      answer.status,
+      answer.error ?? '',
+      JSON.stringify(answer.failure ?? ''),
+      answer.gateway,
+      answer.content.id,
+    ].join(','),
+  );
+  return ['phase,started_ms,ended_ms,status,error,failure,gateway,id', ...rows, ''].join('\n');
 }
 
 async function storedPlants(uri: string): Promise<Map<bigint, StoredPlant>> {

@@ -1,4 +1,4 @@
-import { changeFigures, duringChanges, p99, type Change } from './figures.ts';
+import { changeFigures, duringChanges, p99, windowOf, type Change } from './figures.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
@@ -87,21 +87,20 @@ export function targetsOf(input: TargetInput): Target[] {
   }
 }
 
-/** Failed requests that no kill explains: outside every kill's window, or on another partition. */
+/** Failed requests no kill explains: outside every kill's window, or on a partition it did not hold. */
 function failedElsewhere(input: TargetInput): number {
   const { partitionOf, killedPartitions, changes } = input;
   if (partitionOf === undefined || killedPartitions === undefined)
     throw new Error('writer-kill targets need the partitions of each killed writer');
-  const explained = (answer: Answer) =>
-    changes.some((change, index) => {
-      const next = changes[index + 1]?.at ?? Infinity;
-      return (
-        answer.endedAt >= change.at &&
-        answer.startedAt < next &&
-        (killedPartitions.get(change.name) ?? []).includes(partitionOf(answer))
+  const explained = new Set(
+    changes.flatMap((change, index) => {
+      const held = killedPartitions.get(change.name) ?? [];
+      return windowOf(input.load, changes, index).filter((answer) =>
+        held.includes(partitionOf(answer)),
       );
-    });
-  return input.load.filter((answer) => isOutage(answer) && !explained(answer)).length;
+    }),
+  );
+  return input.load.filter((answer) => isOutage(answer) && !explained.has(answer)).length;
 }
 
 function seconds(ms: number): string {

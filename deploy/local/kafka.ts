@@ -301,6 +301,10 @@ async function writeConfig(
     'transaction.state.log.min.isr': minInSync,
     'share.coordinator.state.topic.replication.factor': replicas,
     'share.coordinator.state.topic.min.isr': minInSync,
+    // A broker that died keeps leading its partitions until the controller fences it: after
+    // 3 s of missed heartbeats instead of the default 9 s (npm run chaos -- --scenario broker).
+    'broker.session.timeout.ms': '3000',
+    'broker.heartbeat.interval.ms': '500',
     'group.initial.rebalance.delay.ms': '0',
     // Stock brokers refuse sessions under 6 s; chaos runs writers with 2 s (KAFKA_SESSION_TIMEOUT_MS).
     'group.min.session.timeout.ms': '1000',

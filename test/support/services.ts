@@ -83,10 +83,15 @@ export function serviceProcesses(
     async startWriter(name, extra = {}) {
       const writer = start(name, WRITER_MAIN, { METRICS_PORT: '0', ...extra });
       writers.push(writer);
-      const members = writers.filter((each) => each.isRunning()).length;
+      // Counted at each look: a writer stopped meanwhile is not waited for.
       await waitUntilReady(
         writer,
-        () => groupIsStable(inject('kafkaBrokers'), groupId, members),
+        () =>
+          groupIsStable(
+            inject('kafkaBrokers'),
+            groupId,
+            writers.filter((each) => each.isRunning()).length,
+          ),
         60_000,
       );
       return writer;

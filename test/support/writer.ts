@@ -45,12 +45,15 @@ export async function startTestWriter({
   writer: running = true,
   logger = createLogger('writer', 'warn'),
   registerCleanup = onTestFinished,
+  brokers = inject('kafkaBrokers'),
 }: {
   writer?: boolean;
   logger?: Logger;
   registerCleanup?: RegisterCleanup;
+  /** A Kafka of the test's own instead of the run's. */
+  brokers?: string;
 } = {}): Promise<WriterHarness> {
-  const kafka = kafkaClient('writer-test', { brokers: inject('kafkaBrokers').split(',') });
+  const kafka = kafkaClient('writer-test', { brokers: brokers.split(',') });
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const db = client.db(`test-${randomUUID()}`);
   const prefix = uniqueName('test');
