@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
 import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
+import { KAFKA_RETRY } from '../../../shared/kafka-client.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { recordReplyArrival } from './request-tracing.ts';
 
@@ -15,6 +16,8 @@ export interface ReplyConsumer {
  * Reads every reply on the shared reply topic in a consumer group of this instance's own, and
  * hands the waiter those this instance waits for; the others belong to other gateways and are not
  * even parsed. No offsets are committed: a restarted gateway has nobody waiting for old replies.
+ * A consumer kafkajs restarts in the same process (after the group coordinator's broker died) goes
+ * on from where it was, not from the end: the replies written meanwhile are still waited for.
  */
 export async function startReplyConsumer(
   kafka: Kafka,
@@ -26,11 +29,18 @@ export async function startReplyConsumer(
     sessionTimeout: 10_000,
     heartbeatInterval: 500,
     maxWaitTimeInMs: 500,
+    retry: KAFKA_RETRY,
   });
   let joined = false;
   let fetching = false;
-  consumer.on(consumer.events.GROUP_JOIN, () => {
+  /** The next offset to read of each partition read so far. */
+  const positions = new Map<number, string>();
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     joined = true;
+    for (const partition of payload.memberAssignment[replyTopic] ?? []) {
+      const offset = positions.get(partition);
+      if (offset !== undefined) consumer.seek({ topic: replyTopic, partition, offset });
+    }
   });
   consumer.on(consumer.events.FETCH_START, () => {
     fetching = joined;
@@ -40,6 +50,8 @@ export async function startReplyConsumer(
   await consumer.run({
     autoCommit: false,
     eachBatch: ({ batch }) => {
+      const last = batch.messages.at(-1);
+      if (last !== undefined) positions.set(batch.partition, String(BigInt(last.offset) + 1n));
       for (const message of batch.messages) {
         const correlationId = message.headers?.[HEADERS.correlationId]?.toString();
         if (correlationId === undefined || !waiter.isWaitingFor(correlationId)) continue;
