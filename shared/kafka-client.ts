@@ -24,16 +24,6 @@ const noDelaySocket: ISocketFactory = ({
 };
 
 /**
- * kafkajs's default backs off up to 30 s between attempts and gives up after ~9 s in all: a broker
- * back after a 4 s restart was reached only 15 s after it went down (npm run chaos). Frequent,
- * capped attempts with a budget longer than a restart reconnect within a second. kafkajs gives
- * each consumer 5 attempts of its own unless told otherwise: about 3 s, less than a group
- * coordinator takes to move to another broker, after which kafkajs restarted every consumer of
- * the group (`npm run chaos -- --scenario broker`). Consumers take this budget too.
- */
-export const KAFKA_RETRY = { initialRetryTime: 100, maxRetryTime: 1_000, retries: 30 };
-
-/**
  * The Kafka client of a plant-store service, over TLS and SASL when `connection` says so; reads
  * every codec a producer may use (gzip, snappy, lz4, zstd).
  */
@@ -44,6 +34,9 @@ export function kafkaClient(clientId: string, connection: KafkaConnection): Kafk
     ...connection,
     logLevel: logLevel.WARN,
     socketFactory: noDelaySocket,
-    retry: KAFKA_RETRY,
+    // kafkajs's default backs off up to 30 s between attempts and gives up after ~9 s in all: a
+    // broker back after a 4 s restart was reached only 15 s after it went down (npm run chaos).
+    // Frequent, capped attempts with a budget longer than a restart reconnect within a second.
+    retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 30 },
   });
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
 import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
-import { KAFKA_RETRY } from '../../../shared/kafka-client.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { recordReplyArrival } from './request-tracing.ts';
 
@@ -29,7 +28,6 @@ export async function startReplyConsumer(
     sessionTimeout: 10_000,
     heartbeatInterval: 500,
     maxWaitTimeInMs: 500,
-    retry: KAFKA_RETRY,
   });
   let joined = false;
   let fetching = false;

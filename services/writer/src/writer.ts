@@ -2,7 +2,6 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
-import { KAFKA_RETRY } from '../../../shared/kafka-client.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { runCommandConsumer } from './command-consumer.ts';
 import { consumerHealth } from './consumer-health.ts';
@@ -52,7 +51,6 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     // disconnect() waits for the fetch in flight.
     heartbeatInterval: 100,
     maxWaitTimeInMs: 250,
-    retry: KAFKA_RETRY,
   });
   const admin = kafka.admin();
   const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));
