@@ -13,6 +13,7 @@ describe('Configuration read at boot', () => {
       KAFKA_REPLY_TOPIC: 'plants.create.replies',
       KAFKA_DLQ_TOPIC: 'plants.create.dlq',
       KAFKA_WRITER_GROUP: 'plant-writers',
+      KAFKA_SESSION_TIMEOUT_MS: 6_000,
       HOST: '127.0.0.1',
       METRICS_PORT: 9464,
       KAFKA_SSL: false,
@@ -24,6 +25,12 @@ describe('Configuration read at boot', () => {
     expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
     expect(() => readWriterConfig({ ...required, METRICS_PORT: '70000' })).toThrow(
       'METRICS_PORT must be <= 65535 (got "70000")',
+    );
+    expect(
+      readWriterConfig({ ...required, KAFKA_SESSION_TIMEOUT_MS: '2000' }).KAFKA_SESSION_TIMEOUT_MS,
+    ).toBe(2_000);
+    expect(() => readWriterConfig({ ...required, KAFKA_SESSION_TIMEOUT_MS: '500' })).toThrow(
+      'KAFKA_SESSION_TIMEOUT_MS must be >= 1000 (got "500")',
     );
   });
 
