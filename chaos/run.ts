@@ -8,9 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { brokerCount } from '../deploy/local/kafka.ts';
 import { stateRoot } from '../deploy/local/paths.ts';
 import { startServices } from '../deploy/local/services.ts';
 import { serviceConnections } from '../deploy/local/secure-stack.ts';
@@ -22,33 +20,20 @@ import type { Change } from './figures.ts';
 import { serviceFleet } from './fleet.ts';
 import { reportLines } from './report.ts';
 import { INITIAL_WRITERS, SCENARIO_STEPS } from './scenarios.ts';
-import { SCENARIOS, targetsOf } from './targets.ts';
+import { chaosOptions, type ChaosOptions } from './options.ts';
+import { targetsOf } from './targets.ts';
 import { rebalanceTimeline } from './timeline.ts';
 import { settle, startTraffic, type Answer } from './traffic.ts';
 import { isOutage, verdict, type StoredPlant } from './verdict.ts';
 
-const { values } = parseArgs({
-  options: {
-    scenario: { type: 'string', default: 'mixed' },
-    brokers: { type: 'string' },
-    connections: { type: 'string', default: '32' },
-    'min-creates': { type: 'string', default: '20000' },
-    'fault-every': { type: 'string', default: '15' },
-    'session-timeout': { type: 'string', default: '2000' },
-    store: { type: 'string' },
-    secure: { type: 'boolean', default: false },
-  },
-});
-const scenario = SCENARIOS.find((name) => name === values.scenario);
-if (scenario === undefined)
-  throw new Error(`--scenario takes ${SCENARIOS.join(', ')}; got "${values.scenario}"`);
-const brokers = brokerCount(values.brokers ?? (scenario === 'broker' ? '3' : '1'));
-if (scenario === 'broker' && brokers !== 3)
-  throw new Error('--scenario broker kills one broker of three: run it with --brokers 3');
-const connections = Number(values.connections);
-const minCreates = scenario === 'mixed' ? Number(values['min-creates']) : 0;
-const faultEveryMs = Number(values['fault-every']) * 1_000;
-const store = values.store === 'sqlite' || values.store === 'postgresql' ? values.store : undefined;
+let options: ChaosOptions;
+try {
+  options = chaosOptions(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
+const { scenario, brokers, connections, minCreates, faultEveryMs, store, secure } = options;
 const REPLY_TIMEOUT_MS = 5_000;
 const PARTITIONS = 3;
 
@@ -57,9 +42,9 @@ const logDir = join(dir, 'logs');
 const token = `chaos-${randomBytes(12).toString('base64url')}`;
 
 console.log(
-  `chaos: scenario ${scenario}; starting ${brokers === 1 ? 'Kafka' : `${String(brokers)} Kafka brokers`}${values.secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
+  `chaos: scenario ${scenario}; starting ${brokers === 1 ? 'Kafka' : `${String(brokers)} Kafka brokers`}${secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
 );
-const stack = await startLocalStack({ dir, store, secure: values.secure, brokers });
+const stack = await startLocalStack({ dir, store, secure, brokers });
 stopOnSignal('the chaos run', () => stack.stop());
 const env = {
   ...process.env,
@@ -69,7 +54,7 @@ const env = {
   // A replaced gateway keeps answering this long after SIGTERM, as behind a Kubernetes Service.
   SHUTDOWN_DRAIN_MS: '1000',
   // How long a killed writer's partitions wait (the local brokers allow sessions from 1 s).
-  KAFKA_SESSION_TIMEOUT_MS: values['session-timeout'],
+  KAFKA_SESSION_TIMEOUT_MS: String(options.sessionTimeoutMs),
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
 };
 

@@ -58,6 +58,11 @@ export interface LocalStack {
 
 /** Starts Kafka and a MongoDB-protocol server as local processes, provisioning them if needed. */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const brokers = options.kafkaPorts?.length ?? options.brokers ?? 1;
+  if (options.kafkaPorts !== undefined && brokers !== (options.brokers ?? brokers))
+    throw new Error(
+      `${String(options.kafkaPorts.length)} Kafka nodes' ports given for ${String(options.brokers)} brokers`,
+    );
   const cache = options.cache ?? cacheRoot();
   const logDir = join(options.dir, 'logs');
   const mongod = findOnPath('mongod');
@@ -85,11 +90,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         )
       : (mongoOptions: MongoServerOptions) => startMongod(mongod, mongoOptions),
   ]);
-  const brokers = options.kafkaPorts?.length ?? options.brokers ?? 1;
-  if (options.kafkaPorts !== undefined && brokers !== (options.brokers ?? brokers))
-    throw new Error(
-      `${String(options.kafkaPorts.length)} Kafka nodes' ports given for ${String(options.brokers)} brokers`,
-    );
   const ports = {
     kafkaPorts: options.kafkaPorts ?? (await freeNodePorts(brokers)),
     mongoPort: options.mongoPort ?? (await freePort()),

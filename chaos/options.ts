@@ -1,0 +1,54 @@
+import { parseArgs } from 'node:util';
+import { brokerCount } from '../deploy/local/kafka.ts';
+import { SCENARIOS, type Scenario } from './targets.ts';
+
+export interface ChaosOptions {
+  scenario: Scenario;
+  brokers: number;
+  connections: number;
+  /** Creates the load must reach before it stops (mixed only; 0 for the others). */
+  minCreates: number;
+  faultEveryMs: number;
+  /** The writers' KAFKA_SESSION_TIMEOUT_MS. */
+  sessionTimeoutMs: number;
+  store: 'sqlite' | 'postgresql' | undefined;
+  secure: boolean;
+}
+
+/** `npm run chaos` flags, checked: an error names the flag and what it takes. */
+export function chaosOptions(args: string[]): ChaosOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      scenario: { type: 'string', default: 'mixed' },
+      brokers: { type: 'string' },
+      connections: { type: 'string', default: '32' },
+      'min-creates': { type: 'string', default: '20000' },
+      'fault-every': { type: 'string', default: '15' },
+      'session-timeout': { type: 'string', default: '2000' },
+      store: { type: 'string' },
+      secure: { type: 'boolean', default: false },
+    },
+  });
+  const scenario = SCENARIOS.find((name) => name === values.scenario);
+  if (scenario === undefined)
+    throw new Error(`--scenario takes ${SCENARIOS.join(', ')}; got "${values.scenario}"`);
+  const brokers = brokerCount(values.brokers ?? (scenario === 'broker' ? '3' : '1'));
+  if (scenario === 'broker' && brokers !== 3)
+    throw new Error('--scenario broker kills one broker of three: run it with --brokers 3');
+  const sessionTimeoutMs = Number(values['session-timeout']);
+  if (!Number.isInteger(sessionTimeoutMs) || sessionTimeoutMs < 1_000)
+    throw new Error(
+      `--session-timeout takes milliseconds from 1000 (the local brokers' least); got "${values['session-timeout']}"`,
+    );
+  return {
+    scenario,
+    brokers,
+    connections: Number(values.connections),
+    minCreates: scenario === 'mixed' ? Number(values['min-creates']) : 0,
+    faultEveryMs: Number(values['fault-every']) * 1_000,
+    sessionTimeoutMs,
+    store: values.store === 'sqlite' || values.store === 'postgresql' ? values.store : undefined,
+    secure: values.secure,
+  };
+}
