@@ -40,7 +40,7 @@ export function clusterFacts(connection: KafkaConnection) {
       withAdmin(async (admin) => {
         const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
         const led = new Map<number, number>();
-        for (const { leader } of metadata?.partitions ?? [])
+        for (const { leader } of (metadata?.partitions ?? []).filter(({ leader }) => leader >= 0))
           led.set(leader, (led.get(leader) ?? 0) + 1);
         const [busiest] = [...led].toSorted(([, a], [, b]) => b - a);
         if (busiest === undefined) throw new Error(`${topic} has no partition leaders`);

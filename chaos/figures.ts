@@ -41,8 +41,8 @@ export function changeFigures(
       change,
       requests: hit.length,
       failed: hit.filter(isOutage).length,
-      longestMs: Math.max(0, ...hit.map(durationOf)),
-      recoveredAfterMs: Math.max(0, ...noticed.map(({ endedAt }) => endedAt - change.at)),
+      longestMs: largest(hit.map(durationOf)),
+      recoveredAfterMs: largest(noticed.map(({ endedAt }) => endedAt - change.at)),
       p99Ms: p99(duringChanges(load, [change])),
     };
   });
@@ -80,4 +80,9 @@ export function p99(answers: readonly Answer[]): number {
     answers.map(durationOf).toSorted((a, b) => a - b),
     99,
   );
+}
+
+/** The largest of `values`, 0 when there are none (a spread of 100,000s overflows the stack). */
+export function largest(values: readonly number[]): number {
+  return values.reduce((most, value) => Math.max(most, value), 0);
 }

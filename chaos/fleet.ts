@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GATEWAY_MAIN, startNodeService } from '../deploy/local/node-service.ts';
 import { freePort } from '../deploy/local/ports.ts';
 import { httpIsReady } from '../deploy/local/readiness.ts';
@@ -34,21 +35,36 @@ export function serviceFleet(started: Services, options: FleetOptions) {
   const group = () => options.writerGroup(WRITER_GROUP, TOPICS.create);
   const nextName = (kind: string) => `${kind}-${String(++processes)}`;
 
-  /** Resolves once the group is stable with `count` members and `check` holds of them. */
-  const groupSettles = (
-    writer: ServerProcess,
+  /**
+   * Resolves once the group is stable with `count` members and `check` holds of them; fails
+   * naming `change` when one of `alive` exits or the group has not settled in time.
+   */
+  const groupSettles = async (
+    change: string,
     count: number,
     check: (members: ReadonlySet<string>) => boolean,
-  ) =>
-    waitUntilReady(
-      writer,
-      async () => {
+    alive: readonly ServerProcess[],
+  ) => {
+    const deadline = Date.now() + CHANGE_TIMEOUT_MS;
+    let seen: string;
+    for (;;) {
+      const exited = alive.find((writer) => !writer.isRunning());
+      if (exited !== undefined)
+        throw new Error(`${change}: ${exited.name} exited; its log is ${exited.logFile}`);
+      try {
         const now = await group();
-        if (!(now.stable && now.members.size === count && check(new Set(now.members.keys()))))
-          throw new Error(`the writers' group has not settled on ${String(count)} members yet`);
-      },
-      CHANGE_TIMEOUT_MS,
-    );
+        if (now.stable && now.members.size === count && check(new Set(now.members.keys()))) return;
+        seen = `${now.stable ? 'stable' : 'rebalancing'} with ${String(now.members.size)} members`;
+      } catch (error) {
+        seen = error instanceof Error ? error.message : String(error);
+      }
+      if (Date.now() > deadline)
+        throw new Error(
+          `${change}: the writers' group did not settle on ${String(count)} members within ${String(CHANGE_TIMEOUT_MS / 1_000)} s (last seen: ${seen})`,
+        );
+      await sleep(200);
+    }
+  };
 
   const startWriters = async (count: number) => {
     const before = await group();
@@ -58,19 +74,19 @@ export function serviceFleet(started: Services, options: FleetOptions) {
     writers.push(...fresh);
     const joined = (members: ReadonlySet<string>) =>
       [...members].filter((id) => !before.members.has(id)).length === count;
-    await Promise.all(fresh.map((writer) => groupSettles(writer, writers.length, joined)));
+    await groupSettles(`starting ${String(count)} writer(s)`, writers.length, joined, writers);
   };
 
   /** Stops `stopped` with `signal`; resolves once the group has settled without them. */
   const stopWriters = async (stopped: ServerProcess[], signal: 'SIGTERM' | 'SIGKILL') => {
     const before = await group();
-    for (const writer of stopped) writer.kill(signal);
-    await Promise.all(stopped.map(({ exited }) => exited));
+    await Promise.all(stopped.map((writer) => end(writer, signal)));
     writers.splice(0, writers.length, ...writers.filter((writer) => !stopped.includes(writer)));
-    const remaining = writers[0];
-    if (remaining === undefined) return before;
-    await groupSettles(remaining, writers.length, (members) =>
-      [...members].every((id) => before.members.has(id)),
+    await groupSettles(
+      `stopping ${String(stopped.length)} writer(s)`,
+      writers.length,
+      (members) => [...members].every((id) => before.members.has(id)),
+      writers,
     );
     return before;
   };
@@ -91,8 +107,7 @@ export function serviceFleet(started: Services, options: FleetOptions) {
       const writer = writers[index];
       if (writer === undefined) throw new Error(`no writer ${String(index)}`);
       const before = await group();
-      writer.kill(signal);
-      await writer.exited;
+      await end(writer, signal);
       writers.splice(index, 1);
       await startWriters(1);
       const after = await group();
@@ -125,10 +140,19 @@ export function serviceFleet(started: Services, options: FleetOptions) {
       gateways[index] = gateway;
       urls[index] = url;
       // Requests routed to it just before are answered during its drain (SHUTDOWN_DRAIN_MS).
-      old.kill('SIGTERM');
-      await old.exited;
+      await old.stop();
     },
   };
+}
+
+/** SIGKILL, or SIGTERM with SIGKILL after 30 s as Kubernetes' grace period does; resolves on exit. */
+async function end(service: ServerProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+  if (signal === 'SIGTERM') {
+    await service.stop();
+    return;
+  }
+  service.kill(signal);
+  await service.exited;
 }
 
 export type ServiceFleet = ReturnType<typeof serviceFleet>;

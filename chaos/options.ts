@@ -41,14 +41,24 @@ export function chaosOptions(args: string[]): ChaosOptions {
     throw new Error(
       `--session-timeout takes milliseconds from 1000 (the local brokers' least); got "${values['session-timeout']}"`,
     );
+  const { store } = values;
+  if (store !== undefined && store !== 'sqlite' && store !== 'postgresql')
+    throw new Error(`--store takes sqlite or postgresql; got "${store}"`);
   return {
     scenario,
     brokers,
-    connections: Number(values.connections),
-    minCreates: scenario === 'mixed' ? Number(values['min-creates']) : 0,
-    faultEveryMs: Number(values['fault-every']) * 1_000,
+    connections: positive(values.connections, '--connections'),
+    minCreates: scenario === 'mixed' ? positive(values['min-creates'], '--min-creates') : 0,
+    faultEveryMs: positive(values['fault-every'], '--fault-every') * 1_000,
     sessionTimeoutMs,
-    store: values.store === 'sqlite' || values.store === 'postgresql' ? values.store : undefined,
+    store,
     secure: values.secure,
   };
+}
+
+function positive(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new Error(`${flag} takes a whole number from 1; got "${value}"`);
+  return parsed;
 }

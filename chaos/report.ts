@@ -1,4 +1,4 @@
-import { changeFigures, durationOf, windowOf, type Change } from './figures.ts';
+import { changeFigures, durationOf, largest, windowOf, type Change } from './figures.ts';
 import type { Target } from './targets.ts';
 import type { LogEvent } from './timeline.ts';
 import type { Answer } from './traffic.ts';
@@ -28,7 +28,7 @@ export function reportLines(run: RunReport): string[] {
   const lines = [
     `creates under load: ${String(load.length)} in ${run.loadSeconds.toFixed(0)} s`,
     ...[...tally].sort().map(([label, count]) => `  ${label}: ${String(count)}`),
-    `slowest answer: ${String(Math.max(0, ...load.map(durationOf)))} ms`,
+    `slowest answer: ${String(largest(load.map(durationOf)))} ms`,
     '',
     'changes (their requests: those that ended before the next change; failed: 503, 504 or no answer; recovered: when the last of them that failed or took over 1 s ended):',
   ];

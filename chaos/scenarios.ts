@@ -81,8 +81,9 @@ async function killAndRestart(
 ): Promise<void> {
   await change(`SIGKILL Kafka node ${String(node)} (${why})`, async () => {
     const server = stack.kafka.nodes.get(node);
-    server?.kill('SIGKILL');
-    await server?.exited;
+    if (server?.isRunning() !== true) throw new Error(`Kafka node ${String(node)} is not running`);
+    server.kill('SIGKILL');
+    await server.exited;
   });
   await change(`restart Kafka node ${String(node)}`, () => stack.kafka.startNode(node));
 }

@@ -1,4 +1,4 @@
-import { changeFigures, duringChanges, p99, windowOf, type Change } from './figures.ts';
+import { changeFigures, duringChanges, largest, p99, windowOf, type Change } from './figures.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
@@ -35,7 +35,7 @@ export function targetsOf(input: TargetInput): Target[] {
   const { load, changes } = input;
   const outages = load.filter(isOutage).length;
   const figures = changeFigures(load, changes);
-  const slowestRecovery = Math.max(0, ...figures.map(({ recoveredAfterMs }) => recoveredAfterMs));
+  const slowestRecovery = largest(figures.map(({ recoveredAfterMs }) => recoveredAfterMs));
   switch (input.scenario) {
     case 'mixed':
       return [];

@@ -32,12 +32,15 @@ async function main(): Promise<void> {
     { port: kafkaPort, controllerPort: kafkaControllerPort },
     brokers,
   );
-  const hint = `Is \`npm run infra\` already running? Choose other ports: ${USAGE}`;
-  for (const taken of [
+  const taken = [
     ...kafkaPorts.flatMap(({ port, controllerPort }) => [port, controllerPort]),
     mongoPort,
-  ])
-    await assertPortFree(taken, hint);
+  ];
+  const twice = taken.find((each, index) => taken.indexOf(each) !== index);
+  if (twice !== undefined)
+    throw new Error(`Port ${String(twice)} would be used twice. Usage: ${USAGE}`);
+  const hint = `Is \`npm run infra\` already running? Choose other ports: ${USAGE}`;
+  for (const each of taken) await assertPortFree(each, hint);
 
   console.log('Starting Kafka and the MongoDB-protocol server (the first start provisions them)…');
   const stack = await startLocalStack({

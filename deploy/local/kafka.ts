@@ -139,12 +139,11 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
   const stop = async () => {
     await Promise.all([...nodes.values()].map((server) => server.stop()));
   };
-  const started = await Promise.allSettled(cluster.map(start));
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed !== undefined) {
+  // The first node that fails stops them all: the others would wait for it until the timeout.
+  await Promise.all(cluster.map(start)).catch(async (error: unknown) => {
     await stop();
-    throw failed.reason;
-  }
+    throw error;
+  });
   return {
     brokers,
     admin,

@@ -107,6 +107,22 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
     expect(infra.output()).toContain('--mongodb-port');
   });
 
+  it('When three brokers would share a port, then it exits at once naming the port', async () => {
+    const infra = runInfra([
+      '--dir',
+      await temporaryDirectory(),
+      '--brokers',
+      '3',
+      '--kafka-port',
+      '29092',
+      '--kafka-controller-port',
+      '29094',
+    ]);
+
+    expect(await infra.exited).toBe(1);
+    expect(infra.output()).toContain('Port 29094 would be used twice.');
+  });
+
   it('When its owner is killed with SIGKILL, then the next start from this clone stops the orphaned servers', async () => {
     const dir = await temporaryDirectory();
     const infra = runInfra(await portArgs(dir));

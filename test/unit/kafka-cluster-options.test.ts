@@ -71,6 +71,15 @@ describe('npm run chaos flags', () => {
     expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
       '--scenario broker kills one broker of three: run it with --brokers 3',
     );
+    expect(() => chaosOptions(['--connections', '0'])).toThrow(
+      '--connections takes a whole number from 1; got "0"',
+    );
+    expect(() => chaosOptions(['--fault-every', 'soon'])).toThrow(
+      '--fault-every takes a whole number from 1; got "soon"',
+    );
+    expect(() => chaosOptions(['--store', 'mongo'])).toThrow(
+      '--store takes sqlite or postgresql; got "mongo"',
+    );
     expect(() => chaosOptions(['--session-timeout', '500'])).toThrow(
       `--session-timeout takes milliseconds from 1000 (the local brokers' least); got "500"`,
     );

@@ -31,11 +31,23 @@ export async function startReplyConsumer(
   });
   let joined = false;
   let fetching = false;
-  /** The next offset to read of each partition read so far. */
+  /** The next offset to read of each partition: where it was at the first join, or after the last read. */
   const positions = new Map<number, string>();
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    joined = true;
-    for (const partition of payload.memberAssignment[replyTopic] ?? []) {
+    const partitions = payload.memberAssignment[replyTopic] ?? [];
+    if (!joined) {
+      joined = true;
+      // A partition nothing arrived on since is still read from here after a restart.
+      void endsOf(kafka, replyTopic).then(
+        (ends) => {
+          for (const [partition, offset] of ends)
+            if (!positions.has(partition)) positions.set(partition, offset);
+        },
+        () => undefined,
+      );
+      return;
+    }
+    for (const partition of partitions) {
       const offset = positions.get(partition);
       if (offset !== undefined) consumer.seek({ topic: replyTopic, partition, offset });
     }
@@ -65,4 +77,16 @@ export async function startReplyConsumer(
     isReady: () => fetching,
     disconnect: () => consumer.disconnect(),
   };
+}
+
+/** Each partition's end offset; reading starts there at the first join (`fromBeginning: false`). */
+async function endsOf(kafka: Kafka, topic: string): Promise<Map<number, string>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return new Map(offsets.map(({ partition, high }) => [partition, high]));
+  } finally {
+    await admin.disconnect();
+  }
 }
