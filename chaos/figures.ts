@@ -15,7 +15,8 @@ export const SLOW_MS = 1_000;
 
 export interface ChangeFigures {
   change: Change;
-  /** Requests that ended between this change and the next (see `windowOf`). */
+  /** The requests that ended between this change and the next (see `windowOf`). */
+  answers: Answer[];
   requests: number;
   /** Of them, answered 503/504 or not at all. */
   failed: number;
@@ -39,6 +40,7 @@ export function changeFigures(
     const noticed = hit.filter((answer) => isOutage(answer) || durationOf(answer) > SLOW_MS);
     return {
       change,
+      answers: hit,
       requests: hit.length,
       failed: hit.filter(isOutage).length,
       longestMs: largest(hit.map(durationOf)),
@@ -52,11 +54,7 @@ export function changeFigures(
  * The answers a change may have touched: those that ended after it began and before the next one
  * began. A request that fails after the next change began is that one's, wherever it started.
  */
-export function windowOf(
-  load: readonly Answer[],
-  changes: readonly Change[],
-  index: number,
-): Answer[] {
+function windowOf(load: readonly Answer[], changes: readonly Change[], index: number): Answer[] {
   const from = changes[index]?.at ?? Infinity;
   const to = changes[index + 1]?.at ?? Infinity;
   return load.filter(({ endedAt }) => endedAt >= from && endedAt < to);

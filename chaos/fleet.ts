@@ -1,10 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GATEWAY_MAIN, startNodeService } from '../deploy/local/node-service.ts';
 import { freePort } from '../deploy/local/ports.ts';
 import { httpIsReady } from '../deploy/local/readiness.ts';
 import type { ServiceConnections } from '../deploy/local/secure-stack.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
-import { startWriterProcess, type Services } from '../deploy/local/services.ts';
+import {
+  startGatewayProcess,
+  startWriterProcess,
+  type Services,
+} from '../deploy/local/services.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
 import type { GroupState } from './cluster.ts';
@@ -130,12 +133,7 @@ export function serviceFleet(started: Services, options: FleetOptions) {
       if (old === undefined) throw new Error(`no gateway ${String(index)}`);
       const port = await freePort();
       const url = `http://127.0.0.1:${String(port)}`;
-      const gateway = startNodeService({
-        name: nextName('gateway'),
-        script: GATEWAY_MAIN,
-        env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
-        logDir: options.logDir,
-      });
+      const gateway = startGatewayProcess(nextName('gateway'), port, options);
       await waitUntilReady(gateway, () => httpIsReady(url), CHANGE_TIMEOUT_MS);
       gateways[index] = gateway;
       urls[index] = url;

@@ -1,4 +1,4 @@
-import { changeFigures, durationOf, largest, windowOf, type Change } from './figures.ts';
+import { changeFigures, durationOf, largest, type Change } from './figures.ts';
 import type { Target } from './targets.ts';
 import type { LogEvent } from './timeline.ts';
 import type { Answer } from './traffic.ts';
@@ -35,12 +35,11 @@ export function reportLines(run: RunReport): string[] {
   changeFigures(load, run.changes).forEach((figures, index) => {
     const { change } = figures;
     const next = run.changes[index + 1]?.at ?? Infinity;
-    const touched = windowOf(load, run.changes, index);
     lines.push(
       `  +${seconds(change.at - run.loadStartedAt)} ${change.name}: done in ${seconds(change.doneAt - change.at)}; ` +
         `${String(figures.requests)} requests, ${String(figures.failed)} failed, longest ${String(figures.longestMs)} ms, ` +
         `p99 during it ${String(figures.p99Ms)} ms, recovered after ${seconds(figures.recoveredAfterMs)}`,
-      `    longest answer by partition: ${longestByPartition(touched, run.partitionOf)}`,
+      `    longest answer by partition: ${longestByPartition(figures.answers, run.partitionOf)}`,
       ...run.rebalances
         .filter(({ at }) => at >= change.at - 500 && at < next)
         .slice(0, 12)

@@ -1,4 +1,11 @@
-import { changeFigures, duringChanges, largest, p99, windowOf, type Change } from './figures.ts';
+import {
+  changeFigures,
+  duringChanges,
+  largest,
+  p99,
+  type Change,
+  type ChangeFigures,
+} from './figures.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
@@ -70,7 +77,7 @@ export function targetsOf(input: TargetInput): Target[] {
         },
       ];
     case 'writer-kill': {
-      const elsewhere = failedElsewhere(input);
+      const elsewhere = failedElsewhere(input, figures);
       return [
         {
           target: "only requests waiting on the killed writer's partitions fail",
@@ -88,16 +95,14 @@ export function targetsOf(input: TargetInput): Target[] {
 }
 
 /** Failed requests no kill explains: outside every kill's window, or on a partition it did not hold. */
-function failedElsewhere(input: TargetInput): number {
-  const { partitionOf, killedPartitions, changes } = input;
+function failedElsewhere(input: TargetInput, figures: readonly ChangeFigures[]): number {
+  const { partitionOf, killedPartitions } = input;
   if (partitionOf === undefined || killedPartitions === undefined)
     throw new Error('writer-kill targets need the partitions of each killed writer');
   const explained = new Set(
-    changes.flatMap((change, index) => {
+    figures.flatMap(({ change, answers }) => {
       const held = killedPartitions.get(change.name) ?? [];
-      return windowOf(input.load, changes, index).filter((answer) =>
-        held.includes(partitionOf(answer)),
-      );
+      return answers.filter((answer) => held.includes(partitionOf(answer)));
     }),
   );
   return input.load.filter((answer) => isOutage(answer) && !explained.has(answer)).length;

@@ -114,13 +114,14 @@ export async function freeNodePorts(count: number): Promise<KafkaNodePorts[]> {
 export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
   const cluster = clusterLayout(options);
   await assertLayoutMatches(options.dir, cluster.length);
-  const security = securityMode(options.security, cluster.length);
+  const security = securityMode(options.security);
   const id = clusterId();
   for (const node of cluster) await formatOnce(options, node, cluster, security, id);
-  const brokers = cluster.map(({ address }) => address).join(',');
+  const addresses = cluster.map(({ address }) => address);
+  const brokers = addresses.join(',');
   const admin =
     options.security === undefined
-      ? { brokers: brokers.split(',') }
+      ? { brokers: addresses }
       : scramConnection(brokers, options.security, ADMIN);
   const nodes = new Map<number, ServerProcess>();
   const start = (node: ClusterNode) => {
@@ -334,21 +335,23 @@ function toProperties(entries: Record<string, string>): string {
     .join('');
 }
 
-/** What a formatted storage was made for: plaintext, or SASL_SSL with these users' passwords. */
-function securityMode(security: KafkaSecurity | undefined, nodes: number): string {
-  // A single node's marker stays what it was before clusters of several existed.
-  const ofNodes = nodes === 1 ? '' : ` ${String(nodes)} nodes`;
-  if (security === undefined) return `plaintext${ofNodes}`;
+/**
+ * What a formatted storage was made for: plaintext, or SASL_SSL with these users' passwords (the
+ * node count is held by the folder's layout, `assertLayoutMatches`).
+ */
+function securityMode(security: KafkaSecurity | undefined): string {
+  if (security === undefined) return 'plaintext';
   const users = Object.entries(security.passwords).toSorted(([a], [b]) => a.localeCompare(b));
-  return `sasl_ssl ${createHash('sha256').update(JSON.stringify(users)).digest('hex')}${ofNodes}`;
+  return `sasl_ssl ${createHash('sha256').update(JSON.stringify(users)).digest('hex')}`;
 }
 
 function formattedOtherwise(dir: string, before: string, now: string): string {
-  const how = before.startsWith('plaintext')
-    ? 'without --secure'
-    : now.startsWith('plaintext')
-      ? 'with --secure'
-      : 'with other SCRAM users or passwords';
+  const how =
+    before === 'plaintext'
+      ? 'without --secure'
+      : now === 'plaintext'
+        ? 'with --secure'
+        : 'with other SCRAM users or passwords';
   return `${dir} holds a Kafka formatted ${how}: its users are made when it is formatted. Use another --dir, or delete this one to start afresh.`;
 }
 

@@ -35,12 +35,11 @@ export async function startServices(options: ServicesOptions): Promise<Services>
   );
   const urls = ports.map((port) => `http://127.0.0.1:${String(port)}`);
   const gateways = ports.map((port, index) =>
-    startNodeService({
-      name: ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`,
-      script: GATEWAY_MAIN,
-      env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
-      logDir: options.logDir,
-    }),
+    startGatewayProcess(
+      ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`,
+      port,
+      options,
+    ),
   );
   const writerEnv = { ...options.env, ...options.connections.writer };
   try {
@@ -55,6 +54,19 @@ export async function startServices(options: ServicesOptions): Promise<Services>
     throw error;
   }
   return { writers, gateways, urls };
+}
+
+export function startGatewayProcess(
+  name: string,
+  port: number,
+  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir'>,
+): ServerProcess {
+  return startNodeService({
+    name,
+    script: GATEWAY_MAIN,
+    env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
+    logDir: options.logDir,
+  });
 }
 
 export function startWriterProcess(
