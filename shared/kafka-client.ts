@@ -2,6 +2,8 @@ import { connect as connectPlain, isIP } from 'node:net';
 import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { Kafka, logLevel, type ISocketFactory, type ISocketFactoryArgs } from 'kafkajs';
 import type { KafkaConnection } from './kafka-connection.ts';
+import { kafkaLogCreator } from './kafka-log.ts';
+import type { Logger } from './logger.ts';
 import { registerKafkaCodecs } from './kafka-codecs.ts';
 
 /**
@@ -25,14 +27,16 @@ const noDelaySocket: ISocketFactory = ({
 
 /**
  * The Kafka client of a plant-store service, over TLS and SASL when `connection` says so; reads
- * every codec a producer may use (gzip, snappy, lz4, zstd).
+ * every codec a producer may use (gzip, snappy, lz4, zstd); logs its warnings and errors through
+ * the service's `logger`.
  */
-export function kafkaClient(clientId: string, connection: KafkaConnection): Kafka {
+export function kafkaClient(clientId: string, connection: KafkaConnection, logger: Logger): Kafka {
   registerKafkaCodecs();
   return new Kafka({
     clientId,
     ...connection,
     logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
     socketFactory: noDelaySocket,
     // kafkajs's default backs off up to 30 s between attempts and gives up after ~9 s in all: a
     // broker back after a 4 s restart was reached only 15 s after it went down (npm run chaos).

@@ -6,6 +6,7 @@ import { parseEnv } from 'node:util';
 import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { ensureCertificates, type Certificates } from './certificates.ts';
 import { applyAcls, PRINCIPALS, type Principal } from './kafka-acls.ts';
 import { ADMIN, type KafkaSecurity } from './kafka-security.ts';
@@ -73,7 +74,8 @@ export async function secureStack(
   mongoUri: string,
   security: KafkaSecurity,
 ): Promise<SecuredStack> {
-  await ensureTopics(kafkaClient('plant-store-setup', kafka.admin), TOPICS, PARTITIONS);
+  const setup = kafkaClient('plant-store-setup', kafka.admin, createLogger('infra', 'warn'));
+  await ensureTopics(setup, TOPICS, PARTITIONS);
   await applyAcls(kafka.admin);
   const envFiles = Object.fromEntries(
     PRINCIPALS.map((principal) => [principal, join(dir, `${principal}.env`)]),

@@ -53,7 +53,7 @@ export async function startTestWriter({
   /** A Kafka of the test's own instead of the run's. */
   brokers?: string;
 } = {}): Promise<WriterHarness> {
-  const kafka = kafkaClient('writer-test', { brokers: brokers.split(',') });
+  const kafka = kafkaClient('writer-test', { brokers: brokers.split(',') }, logger);
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const db = client.db(`test-${randomUUID()}`);
   const prefix = uniqueName('test');

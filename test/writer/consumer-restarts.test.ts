@@ -14,14 +14,15 @@ import { int32, PARTITIONS, replyHeaders } from '../support/writer.ts';
 /** Writers of one group on a broker of the test's own, a producer of commands, a reply reader. */
 async function writersOnOwnBroker(brokerSettings: Record<string, string> = {}) {
   const broker = await ownKafka(brokerSettings);
-  const kafka = kafkaClient('consumer-restarts-test', { brokers: [broker.brokers] });
+  const logger = createLogger('writer', 'silent');
+  const kafka = kafkaClient('consumer-restarts-test', { brokers: [broker.brokers] }, logger);
   const client = new MongoClient(inject('mongoUri'), { useBigInt64: true });
   const settings: WriterOptions = {
     kafka,
     db: client.db(`test-${randomUUID()}`),
     topics: { create: 'plants.create', replies: 'replies', dlq: 'plants.dlq' },
     partitions: PARTITIONS,
-    logger: createLogger('writer', 'silent'),
+    logger,
   };
   const writers: Writer[] = [];
   const producer = kafka.producer({ createPartitioner: partitioner });

@@ -1,10 +1,12 @@
 import type { Context } from '@opentelemetry/api';
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message } from 'kafkajs';
 import type { Histogram } from 'prom-client';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { coalescer } from '../../../shared/coalescer.ts';
+import { idempotentProducer } from '../../../shared/idempotent-producer.ts';
+import type { Logger } from '../../../shared/logger.ts';
 import { timed } from '../../../shared/metrics.ts';
 import { inProducerSpan } from '../../../shared/tracing.ts';
 
@@ -26,21 +28,28 @@ export interface CommandPublisher {
  * Produces create commands keyed by plant id (murmur2, like the Java client, so every command
  * for one id lands on one partition). Retries are short: a broker that cannot take the command
  * must turn into a 503 well within the HTTP deadline, not into a hang. Under load, commands
- * that queue behind a send in flight go out together in the next one.
+ * that queue behind a send in flight go out together in the next one. Idempotent with acks=all:
+ * a retry of a send the broker had written is not written twice.
  */
 export async function commandPublisher(
   kafka: Kafka,
   topics: Pick<Topics, 'create' | 'replies'>,
   produceDuration: Histogram<'outcome'>,
+  logger: Pick<Logger, 'warn'>,
 ): Promise<CommandPublisher> {
-  const producer: Producer = kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
-  });
-  await producer.connect();
+  const producer = await idempotentProducer(
+    kafka,
+    {
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
+    },
+    (error) => {
+      logger.warn({ err: error }, 'disconnecting a producer replaced after a failed send failed');
+    },
+  );
   const send = coalescer<Message, undefined>(async (messages) => {
     await timed(produceDuration, {}, () =>
-      producer.send({ topic: topics.create, acks: -1, timeout: 2_000, messages }),
+      producer.sendBatch({ timeout: 2_000, topicMessages: [{ topic: topics.create, messages }] }),
     );
     return messages.map(() => undefined);
   });

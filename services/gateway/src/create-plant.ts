@@ -24,7 +24,7 @@ export type CreateOutcome =
   | { kind: 'busy'; waiting: number }
   /** Kafka did not take the command; nothing was published. */
   | { kind: 'unpublished'; cause: unknown }
-  /** Published, but no writer answered within `afterMs`: the outcome is unknown. */
+  /** No writer answered within `afterMs`, or the publish was still under way: the outcome is unknown. */
   | { kind: 'timedOut'; afterMs: number };
 
 export type CreatePlant = (plant: NewPlant, request: CreateRequest) => Promise<CreateOutcome>;
@@ -37,28 +37,42 @@ export interface CreatePlantDeps {
   maxInFlight: number;
 }
 
-/** Publishes the create command and waits for a writer's answer. */
+/** Publishes the create command and waits for a writer's answer, never past the reply deadline. */
 export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
+  const timedOut: CreateOutcome = { kind: 'timedOut', afterMs: deps.replyTimeoutMs };
   return async (plant, request) => {
     if (deps.waiter.waiting >= deps.maxInFlight) return { kind: 'busy', waiting: deps.maxInFlight };
     const correlationId = randomUUID();
     const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
-    try {
-      await deps.publisher.publish({
+    let publishing = true;
+    const published = deps.publisher
+      .publish({
         plant,
         correlationId,
         requestId: request.id,
         trace: request.trace,
         deadline: Date.now() + deps.replyTimeoutMs,
-      });
-    } catch (cause) {
-      deps.waiter.cancel(correlationId);
-      return { kind: 'unpublished', cause };
-    }
-    request.log.debug({ correlationId, plantId: plant.id.toString() }, 'create command published');
-    const answer = await reply;
-    return answer === TIMED_OUT
-      ? { kind: 'timedOut', afterMs: deps.replyTimeoutMs }
-      : { kind: 'answered', reply: answer };
+      })
+      .then(
+        async (): Promise<CreateOutcome> => {
+          publishing = false;
+          request.log.debug(
+            { correlationId, plantId: plant.id.toString() },
+            'create command published',
+          );
+          const answer = await reply;
+          return answer === TIMED_OUT ? timedOut : { kind: 'answered', reply: answer };
+        },
+        (cause: unknown): CreateOutcome => {
+          publishing = false;
+          deps.waiter.cancel(correlationId);
+          return { kind: 'unpublished', cause };
+        },
+      );
+    // A publish still under way at the deadline (kafkajs reconnecting) may yet go out.
+    const expired = reply.then((answer) =>
+      answer === TIMED_OUT && publishing ? timedOut : published,
+    );
+    return Promise.race([published, expired]);
   };
 }

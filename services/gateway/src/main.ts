@@ -13,7 +13,7 @@ await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('gateway', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-gateway', logger);
 const gateway = await startGateway({
-  kafka: kafkaClient('plant-store-gateway', config.kafka),
+  kafka: kafkaClient('plant-store-gateway', config.kafka, logger),
   logger,
   authTokens: config.authTokens,
   ...(config.jwt === undefined ? {} : { jwt: config.jwt }),

@@ -88,7 +88,10 @@ export async function replayDeadLetters(
   letters: readonly DeadLetter[],
 ): Promise<void> {
   if (letters.length === 0) return;
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+  });
   await producer.connect();
   try {
     await producer.send({

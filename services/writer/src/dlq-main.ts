@@ -1,6 +1,7 @@
 // `npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]`: the dead-letter topic,
 // read without moving anyone's offsets, and replayed as create commands once their cause is fixed.
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import Type from 'typebox';
 import {
   configOrExit,
@@ -13,6 +14,7 @@ import {
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
+import { createLogger } from '../../../shared/logger.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
 
 const USAGE = 'npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';
@@ -47,7 +49,12 @@ const config = configOrExit(() => {
 });
 await checkKafkaAccess(config.connection).catch(exitOnConfigError);
 const topics = topicsOf(config);
-const kafka = kafkaClient('plant-store-dlq', config.connection);
+// Letters go to stdout; the client's warnings go to stderr, as pino lines.
+const kafka = kafkaClient(
+  'plant-store-dlq',
+  config.connection,
+  createLogger('dlq', 'warn', pino.destination(2)),
+);
 const letters = await readDeadLetters(kafka, topics.dlq, {
   ...(error === undefined ? {} : { error }),
   ...(since === undefined ? {} : { since }),

@@ -14,7 +14,7 @@ const config = configOrExit(() => readWriterConfig());
 await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('writer', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-writer', logger);
-const kafka = kafkaClient('plant-store-writer', config.kafka);
+const kafka = kafkaClient('plant-store-writer', config.kafka, logger);
 
 const store = await connectStore(config.MONGODB_URI, logger, {
   database: config.MONGODB_DATABASE,

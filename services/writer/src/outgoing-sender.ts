@@ -5,8 +5,10 @@ import {
   type Message,
   type Producer,
   type RecordMetadata,
+  type TopicMessages,
 } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
+import { idempotentProducer } from '../../../shared/idempotent-producer.ts';
 import type { Logger } from '../../../shared/logger.ts';
 
 /** A message the writer produces: a reply, or a copy on the dead-letter topic. */
@@ -43,62 +45,63 @@ export interface OutgoingSender {
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
 const MAX_KNOWN_TOPICS = 1_000;
 
+/**
+ * Batches go out on an idempotent producer, replaced after a failed send (which also rids it of
+ * a deleted topic: kafkajs keeps every topic it produced to in the metadata it refreshes, and a
+ * refresh that meets a deleted topic fails for all of them). Replies to a topic not tried yet go
+ * out on a producer of their own, and the messages of a batch that failed go out again there one
+ * send each, in parallel, so that one refusal cannot take the others with it. Those producers
+ * are not idempotent: kafkajs's sequence numbers do not survive sends to one partition in
+ * parallel, and what they may write twice on a retry is a reply (answered once, by correlation
+ * id) or a copy of a command (sent again anyway when its batch fails).
+ */
 export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<OutgoingSender> {
-  const create = () =>
-    kafka.producer({
+  const onDiscardFailed = (error: unknown) => {
+    logger.warn({ err: error }, 'disconnecting a replaced producer failed');
+  };
+  const producer = await idempotentProducer(
+    kafka,
+    { createPartitioner: Partitioners.DefaultPartitioner, retry: SEND_RETRY },
+    onDiscardFailed,
+  );
+  const ownProducer = async <T>(use: (own: Producer) => Promise<T>): Promise<T> => {
+    const own = kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       idempotent: false,
       retry: SEND_RETRY,
     });
-  let producer = create();
-  await producer.connect();
-
-  /**
-   * kafkajs keeps every topic it produced to in the metadata it refreshes, and a refresh that
-   * meets a deleted topic fails for all of them: after a refused send the producer is replaced.
-   */
-  const replace = async (failed: Producer): Promise<Producer> => {
-    if (producer !== failed) return producer;
-    const fresh = create();
-    await fresh.connect();
-    producer = fresh;
-    failed.disconnect().catch((error: unknown) => {
-      logger.warn({ err: error }, 'disconnecting a replaced producer failed');
-    });
-    return fresh;
+    try {
+      await own.connect();
+      return await use(own);
+    } finally {
+      own.disconnect().catch(onDiscardFailed);
+    }
   };
 
   const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(async (batches) => {
-    const written = await sendBatch(producer, batches.flat());
+    const written = await producer.sendBatch(batchOf(batches.flat()));
     return batches.map(() => written);
   });
   const sendKnown = async (items: readonly Outgoing[]): Promise<Refused[]> => {
     if (items.length === 0) return [];
-    const used = producer;
     try {
       return notWritten(items, await sendTogether(items));
     } catch {
-      return sendOneByOne(await replace(used), items, replace);
+      return ownProducer((own) => sendOneByOne(own, items));
     }
   };
   /**
-   * Replies to a topic not written to before go on a producer of their own: a topic that does
-   * not exist fails kafkajs's metadata refresh, and so every send of the producer that tried it,
-   * for as long as its retry lasts. The replies beside them go out at once.
+   * A topic that does not exist fails kafkajs's metadata refresh, and so every send of the
+   * producer that tried it, for as long as its retry lasts: the replies beside them go out at once.
    */
-  const sendUntried = async (items: readonly Outgoing[]): Promise<Refused[]> => {
-    const own = create();
-    await own.connect();
-    try {
-      return notWritten(items, await sendBatch(own, items));
-    } catch {
-      return await sendOneByOne(own, items, () => Promise.resolve(own));
-    } finally {
-      own.disconnect().catch((error: unknown) => {
-        logger.warn({ err: error }, 'disconnecting the producer of an untried reply topic failed');
-      });
-    }
-  };
+  const sendUntried = (items: readonly Outgoing[]): Promise<Refused[]> =>
+    ownProducer(async (own) => {
+      try {
+        return notWritten(items, await own.sendBatch({ acks: -1, ...batchOf(items) }));
+      } catch {
+        return await sendOneByOne(own, items);
+      }
+    });
   const known = knownTopics();
 
   return {
@@ -147,16 +150,13 @@ function knownTopics() {
  * Each message on its own, so that one refused reply cannot take the others with it. A copy the
  * DLQ refuses as too large is sent in its short form; any other copy refused fails the lot.
  */
-async function sendOneByOne(
-  producer: Producer,
-  outgoing: readonly Outgoing[],
-  replace: (failed: Producer) => Promise<Producer>,
-): Promise<Refused[]> {
+async function sendOneByOne(producer: Producer, outgoing: readonly Outgoing[]): Promise<Refused[]> {
+  const sendAlone = (item: Outgoing) => producer.sendBatch({ acks: -1, ...batchOf([item]) });
   const results = await Promise.allSettled(
     outgoing.map((item) =>
-      sendBatch(producer, [item]).catch((error: unknown) => {
+      sendAlone(item).catch((error: unknown) => {
         if (item.ifTooLarge === undefined || !tooLarge(error)) throw error;
-        return sendBatch(producer, [{ topic: item.topic, message: item.ifTooLarge }]);
+        return sendAlone({ topic: item.topic, message: item.ifTooLarge });
       }),
     ),
   );
@@ -172,7 +172,6 @@ async function sendOneByOne(
     if (item.command === undefined) throw error;
     refused.push({ outgoing: { ...item, command: item.command }, error });
   });
-  if (refused.length > 0) await replace(producer);
   return refused;
 }
 
@@ -201,18 +200,12 @@ function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetad
   });
 }
 
-async function sendBatch(
-  producer: Producer,
-  outgoing: readonly Outgoing[],
-): Promise<RecordMetadata[]> {
+function batchOf(outgoing: readonly Outgoing[]): { topicMessages: TopicMessages[] } {
   const byTopic = new Map<string, Message[]>();
   for (const { topic, message } of outgoing) {
     const messages = byTopic.get(topic);
     if (messages === undefined) byTopic.set(topic, [message]);
     else messages.push(message);
   }
-  return producer.sendBatch({
-    acks: -1,
-    topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-  });
+  return { topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) };
 }

@@ -36,6 +36,7 @@ const commandPublisherClient = fp<
       options.kafka,
       options.topics,
       options.produceDuration,
+      app.log,
     );
     app.decorate('commandPublisher', publisher);
     app.addHook('onClose', () => publisher.disconnect());

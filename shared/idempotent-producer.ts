@@ -1,0 +1,69 @@
+import type { Kafka, Producer, ProducerBatch, ProducerConfig, RecordMetadata } from 'kafkajs';
+
+export interface IdempotentProducer {
+  /** Sends with acks=all once every earlier send has settled. */
+  sendBatch(batch: Omit<ProducerBatch, 'acks'>): Promise<RecordMetadata[]>;
+  /** Waits for the sends already made, then disconnects; later sends are refused. */
+  disconnect(): Promise<void>;
+}
+
+export type IdempotentProducerOptions = Omit<ProducerConfig, 'idempotent' | 'transactionalId'>;
+
+/**
+ * kafkajs's idempotent producer, kept safe with bounded retries. kafkajs hands a partition's
+ * sequence numbers back when a produce request fails, and the next request reuses them: if the
+ * failed one had been written after all (only its answer was lost), the broker takes the next
+ * batch of the same length for its duplicate and acknowledges it unwritten. So sends go one at a
+ * time, and a producer whose send failed is replaced, with a new producer id, before the next.
+ */
+export async function idempotentProducer(
+  kafka: Kafka,
+  options: IdempotentProducerOptions,
+  onDiscardFailed: (error: unknown) => void,
+): Promise<IdempotentProducer> {
+  const discard = (producer: Producer) => {
+    producer.disconnect().catch(onDiscardFailed);
+  };
+  const connected = async (): Promise<Producer> => {
+    const producer = kafka.producer({ ...options, idempotent: true });
+    try {
+      await producer.connect();
+    } catch (error) {
+      discard(producer);
+      throw error;
+    }
+    return producer;
+  };
+
+  let current: Producer | undefined = await connected();
+  let closed = false;
+  let previous: Promise<unknown> = Promise.resolve();
+
+  const send = async (batch: Omit<ProducerBatch, 'acks'>): Promise<RecordMetadata[]> => {
+    current ??= await connected();
+    const producer = current;
+    try {
+      return await producer.sendBatch({ ...batch, acks: -1 });
+    } catch (error) {
+      current = undefined;
+      discard(producer);
+      throw error;
+    }
+  };
+
+  return {
+    sendBatch(batch) {
+      if (closed) return Promise.reject(new Error('the producer is disconnected'));
+      const result = previous.then(() => send(batch));
+      previous = result.catch(() => undefined);
+      return result;
+    },
+    async disconnect() {
+      closed = true;
+      await previous;
+      const producer = current;
+      current = undefined;
+      await producer?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import type {
+  CommandPublisher,
+  CreateCommand,
+} from '../../services/gateway/src/command-publisher.ts';
+import { createPlantOverKafka } from '../../services/gateway/src/create-plant.ts';
+import { replyWaiter } from '../../services/gateway/src/reply-waiter.ts';
+
+const REPLY_TIMEOUT_MS = 50;
+const plant = { id: 7n, name: 'Fern' };
+const request = { id: 'req-1', log: { debug: () => undefined }, trace: ROOT_CONTEXT };
+
+/** A publisher whose sends settle as `publish` says, and a create over it. */
+function createOver(publish: (command: CreateCommand) => Promise<void>) {
+  const waiter = replyWaiter();
+  const publisher: CommandPublisher = { publish, disconnect: () => Promise.resolve() };
+  const create = createPlantOverKafka({
+    publisher,
+    waiter,
+    replyTimeoutMs: REPLY_TIMEOUT_MS,
+    maxInFlight: 10,
+  });
+  return { create, waiter };
+}
+
+describe('createPlantOverKafka', () => {
+  it('When the command is published and a writer answers, then the answer is the outcome', async () => {
+    const { create, waiter } = createOver((command) => {
+      setImmediate(() => {
+        waiter.deliver(command.correlationId, { status: 200, plant });
+      });
+      return Promise.resolve();
+    });
+
+    expect(await create(plant, request)).toEqual({
+      kind: 'answered',
+      reply: { status: 200, plant },
+    });
+  });
+
+  it('When Kafka refuses the command, then it is unpublished and nothing waits for a reply', async () => {
+    const refusal = new Error('broker unavailable');
+    const { create, waiter } = createOver(() => Promise.reject(refusal));
+
+    expect(await create(plant, request)).toEqual({ kind: 'unpublished', cause: refusal });
+    expect(waiter.waiting).toBe(0);
+  });
+
+  it('When the publish is still under way at the deadline, then the outcome is a timeout at the deadline', async () => {
+    const { create, waiter } = createOver(() => new Promise<void>(() => undefined));
+
+    const outcome = await create(plant, request);
+
+    expect(outcome).toEqual({ kind: 'timedOut', afterMs: REPLY_TIMEOUT_MS });
+    expect(waiter.waiting).toBe(0);
+  });
+
+  it('When the publish fails after a while but before the deadline, then it is unpublished', async () => {
+    const refusal = new Error('broker unavailable');
+    const { create } = createOver(
+      () =>
+        new Promise<void>((_resolve, reject) => {
+          setTimeout(() => {
+            reject(refusal);
+          }, REPLY_TIMEOUT_MS / 2);
+        }),
+    );
+
+    expect(await create(plant, request)).toEqual({ kind: 'unpublished', cause: refusal });
+  });
+});
