@@ -3,8 +3,9 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // docs/examples/nestjs is a package of its own (decorators, its own tsconfig and dependencies).
-  { ignores: ['node_modules', '.local', 'coverage', 'docs/examples/nestjs'] },
+  // docs/examples/nestjs and bench/nestjs are packages of their own (decorators, their own
+  // tsconfig and dependencies).
+  { ignores: ['node_modules', '.local', 'coverage', 'docs/examples/nestjs', 'bench/nestjs'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

@@ -1,5 +1,6 @@
 import type { LoadResult } from './load.ts';
 import type { ProcessUsage } from './process-stats.ts';
+import { summarize, targetsOf, type Spread, type VariantSummary } from './summary.ts';
 
 export interface SoakResult {
   seconds: number;
@@ -12,6 +13,8 @@ export interface SoakResult {
 
 export interface VariantResult {
   variant: string;
+  /** Which repetition of the comparison it belongs to, from 1 (`--repeat`). */
+  round: number;
   load: LoadResult;
   sequential: LoadResult | null;
   usage: ProcessUsage[];
@@ -30,6 +33,7 @@ export interface Report {
     writers: number;
     gateways: number;
     sequential: number;
+    repeat: number;
     preload: number;
     store: string;
     logLevel: string;
@@ -44,8 +48,18 @@ const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 const growth = (from: number, to: number) =>
   from === 0 ? 0 : Math.round(((to - from) / from) * 1000) / 10;
 
+/** A run's name in tables and charts: its variant, and its repetition when there are several. */
+export function runLabel(result: VariantResult, repeat: number): string {
+  return repeat > 1 && result.retries === null
+    ? `${result.variant} #${String(result.round)}`
+    : result.variant;
+}
+
 export function toMarkdown(report: Report): string {
   const { settings } = report;
+  const compared = report.results.filter(({ retries }) => retries === null);
+  const summaries = summarize(compared);
+  const label = (result: VariantResult) => runLabel(result, settings.repeat);
   return [
     `# Benchmark ${report.startedAt}`,
     '',
@@ -58,28 +72,32 @@ export function toMarkdown(report: Report): string {
     '',
     '| variant | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | RSS max / CPU s per process (PostgreSQL: PSS of all its processes) |',
     '|---|---|---|---|---|---|---|---|',
-    ...report.results.map(variantRow),
+    ...report.results.map((result) => variantRow(label(result), result)),
     '',
     `Sequential: one client, ${settings.sequential} creates.`,
     '',
     '| variant | median ms | p99 ms | failed |',
     '|---|---|---|---|',
-    ...report.results.flatMap(({ variant, sequential }) =>
-      sequential === null
+    ...report.results.flatMap((result) =>
+      result.sequential === null
         ? []
         : [
-            `| ${variant} | ${sequential.p50} | ${sequential.p99} | ${sequential.non2xx + sequential.errors} |`,
+            `| ${label(result)} | ${result.sequential.p50} | ${result.sequential.p99} | ${result.sequential.non2xx + result.sequential.errors} |`,
           ],
     ),
     '',
+    ...summaryLines(summaries, settings.repeat),
     ...retryLines(report.results),
-    ...targetLines(report.results),
+    ...targetsOf(summaries).map(
+      ({ label: target, value, met }) =>
+        `- ${target}: ${value ?? 'not measured'}: ${value === null ? '**missed**' : verdict(met)}`,
+    ),
     '',
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
   ].join('\n');
 }
 
-function variantRow({ variant, load, usage }: VariantResult): string {
+function variantRow(variant: string, { load, usage }: VariantResult): string {
   const processes = usage
     .map(
       ({ name, maxRssMiB, cpuSeconds }) => `${name} ${maxRssMiB} MiB / ${cpuSeconds.toFixed(1)} s`,
@@ -88,21 +106,33 @@ function variantRow({ variant, load, usage }: VariantResult): string {
   return `| ${variant} | ${load.requestsPerSecond} | ${load.p50} | ${load.p90} | ${load.p99} | ${load.non2xx} | ${load.errors} | ${processes} |`;
 }
 
-function targetLines(results: readonly VariantResult[]): string[] {
-  const direct = results.find(({ variant }) => variant === 'direct');
-  const e2e = results.find(({ variant }) => variant === 'e2e');
-  if (direct === undefined || e2e === undefined) return [];
-  const throughput = e2e.load.requestsPerSecond / Math.max(1, direct.load.requestsPerSecond);
+const spread = ({ min, median, max }: Spread, digits: number) =>
+  min === max
+    ? median.toFixed(digits)
+    : `${median.toFixed(digits)} (${min.toFixed(digits)}–${max.toFixed(digits)})`;
+
+/**
+ * Median (min–max) of every figure over the repetitions, and the ratios of the medians; the CPU
+ * of every process the variant uses (services, broker, store) per create answered 2xx.
+ */
+function summaryLines(summaries: readonly VariantSummary[], repeat: number): string[] {
+  const e2e = summaries.find(({ variant }) => variant === 'e2e');
   const lines = [
-    `- throughput e2e/direct: ${ratio(e2e.load.requestsPerSecond, direct.load.requestsPerSecond)} (target ≥ 1.5×: ${verdict(throughput >= 1.5)})`,
-    `- p99 e2e/direct: ${ratio(e2e.load.p99, direct.load.p99)} (target ≤ 1×: ${verdict(e2e.load.p99 <= direct.load.p99)})`,
+    `${repeat > 1 ? `Over ${String(repeat)} repetitions, in alternating order` : 'One run'}: median (min–max); ratios from the medians.`,
+    '',
+    '| variant | req/s | e2e ÷ it | p50 ms | p99 ms | sequential median ms | CPU µs per create |',
+    '|---|---|---|---|---|---|---|',
+    ...summaries.map((summary) => {
+      const { variant, requestsPerSecond, p50, p99, sequentialMedian, cpuMicrosPerCreate } =
+        summary;
+      const relative =
+        e2e === undefined || variant === 'e2e'
+          ? ''
+          : ratio(e2e.requestsPerSecond.median, requestsPerSecond.median);
+      return `| ${variant} | ${spread(requestsPerSecond, 0)} | ${relative} | ${spread(p50, 2)} | ${spread(p99, 2)} | ${sequentialMedian === null ? '' : spread(sequentialMedian, 2)} | ${cpuMicrosPerCreate === null ? '' : spread(cpuMicrosPerCreate, 0)} |`;
+    }),
+    '',
   ];
-  if (e2e.sequential !== null && direct.sequential !== null) {
-    const extra = e2e.sequential.p50 - direct.sequential.p50;
-    lines.push(
-      `- sequential median e2e − direct: ${extra.toFixed(2)} ms (target ≤ 3 ms: ${verdict(extra <= 3)})`,
-    );
-  }
   return lines;
 }
 

@@ -1,5 +1,6 @@
-// `npm run bench`: ceiling, direct and e2e side by side on one machine, in one run, each on
-// fresh ids; writes bench/results/<time>.{json,md,svg} and exits 1 when any request failed.
+// `npm run bench`: ceiling, direct, e2e and nestjs side by side on one machine, in one run (or
+// --repeat N times, in alternating order), each on fresh ids; writes
+// bench/results/<time>.{json,md,svg} and exits 1 when any request failed.
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -20,9 +21,10 @@ import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { LOG_LEVELS } from '../shared/config.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
+import { prepareNestjs, startNestjs } from './nestjs-variant.ts';
 import { preloadPlants } from './preload.ts';
 import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
-import { toMarkdown, type SoakResult, type VariantResult } from './report.ts';
+import { runLabel, toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +35,8 @@ const { values } = parseArgs({
     sequential: { type: 'string', default: '1000' },
     writers: { type: 'string', default: '1' },
     gateways: { type: 'string', default: '1' },
-    variants: { type: 'string', default: 'ceiling,direct,e2e' },
+    variants: { type: 'string', default: 'ceiling,direct,e2e,nestjs' },
+    repeat: { type: 'string', default: '1' },
     store: { type: 'string' },
     soak: { type: 'string', default: '0' },
     preload: { type: 'string', default: '0' },
@@ -50,12 +53,13 @@ const warmup = Number(values.warmup);
 const sequential = Number(values.sequential);
 const soakSeconds = Number(values.soak);
 const preload = Number(values.preload);
+const repeat = Number(values.repeat);
 const startedAt = new Date().toISOString().replaceAll(':', '-');
 const dir = join(stateRoot, 'bench', startedAt);
 const logDir = join(dir, 'logs');
 const token = `bench-${randomBytes(12).toString('base64url')}`;
 
-const VARIANTS = ['ceiling', 'direct', 'e2e'] as const;
+const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
 type Variant = (typeof VARIANTS)[number];
 const isVariant = (name: string): name is Variant => (VARIANTS as readonly string[]).includes(name);
 const variants = values.variants.split(',').map((name) => name.trim());
@@ -72,11 +76,20 @@ const ID_RANGES: Record<Variant, bigint> = {
   ceiling: ID_BASE + (1n << 40n),
   direct: ID_BASE + (2n << 40n),
   e2e: ID_BASE + (3n << 40n),
+  nestjs: ID_BASE + (5n << 40n),
 };
+/** Each repetition's ids, apart from the others' within its variant's range. */
+const roundIds = (round: number) => BigInt(round - 1) << 35n;
 /** Plants written straight into the store by --preload, and retried during the e2e run after it. */
 const PRELOADED = ID_BASE + (4n << 40n);
 /** Clients retrying preloaded plants while the e2e load runs. */
 const RETRY_CONNECTIONS = 4;
+
+const nestjsOptions = (stack: LocalStack) => ({
+  brokers: stack.kafka.brokers,
+  partitions: Number(values.partitions),
+  logDir,
+});
 
 interface Started {
   services: ServerProcess[];
@@ -91,6 +104,12 @@ async function startVariant(variant: Variant, stack: LocalStack): Promise<Starte
     KAFKA_PARTITIONS: values.partitions,
     LOG_LEVEL: values['log-level'],
   };
+  if (variant === 'nestjs') {
+    return startNestjs(nestjsOptions(stack), env, {
+      writers: Number(values.writers),
+      gateways: Number(values.gateways),
+    });
+  }
   if (variant !== 'e2e') {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -132,11 +151,15 @@ interface Retrying {
 async function measure(
   variant: Variant,
   stack: LocalStack,
+  round: number,
   retrying?: Retrying,
 ): Promise<VariantResult> {
   const { services, urls } = await startVariant(variant, stack);
   try {
-    const firstId = ID_RANGES[variant] + (retrying === undefined ? 0n : (4n + retrying.run) << 32n);
+    const firstId =
+      ID_RANGES[variant] +
+      roundIds(round) +
+      (retrying === undefined ? 0n : (4n + retrying.run) << 32n);
     // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
     if (warmup > 0) {
       await loadPlants({
@@ -148,12 +171,11 @@ async function measure(
       });
     }
     const { backend } = stack.mongo;
+    const store = variant === 'ceiling' ? [] : [stack.mongo.process];
+    const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
     const sampler = sampleProcesses([
-      ...[...services, ...stack.kafka.nodes.values(), stack.mongo.process].map(({ name, pid }) => ({
-        name,
-        pid,
-      })),
-      ...(backend === undefined
+      ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
+      ...(backend === undefined || variant === 'ceiling'
         ? []
         : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
     ]);
@@ -192,7 +214,15 @@ async function measure(
       variant === 'e2e' && soakSeconds > 0 && retrying === undefined
         ? await soakAt80Percent(urls, services, load)
         : null;
-    return { variant: retrying?.label ?? variant, load, sequential: seq, usage, soak, retries };
+    return {
+      variant: retrying?.label ?? variant,
+      round,
+      load,
+      sequential: seq,
+      usage,
+      soak,
+      retries,
+    };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
   }
@@ -246,6 +276,14 @@ if (values.store !== undefined && values.store !== 'sqlite' && values.store !== 
 if (!Number.isInteger(preload) || preload < 0) {
   throw new Error(`--preload takes a number of plants (0 or more); got "${values.preload}"`);
 }
+if (!Number.isInteger(repeat) || repeat < 1 || repeat > 30) {
+  throw new Error(`--repeat takes a number of repetitions (1 to 30); got "${values.repeat}"`);
+}
+if (variants.includes('nestjs') && (values.secure || values['ids-beyond-2-53'])) {
+  throw new Error(
+    'the nestjs variant runs without --secure and --ids-beyond-2-53 (its JSON numbers are doubles)',
+  );
+}
 if (!(LOG_LEVELS as readonly string[]).includes(values['log-level'])) {
   throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
 }
@@ -260,21 +298,31 @@ const stack = await startLocalStack({
 stopOnSignal('the benchmark', () => stack.stop());
 try {
   const results: VariantResult[] = [];
-  for (const variant of variants.filter(isVariant)) {
-    console.log(`${variant}: ${connections} connections for ${duration} s…`);
-    results.push(await measure(variant, stack));
+  if (variants.includes('nestjs')) await prepareNestjs(nestjsOptions(stack));
+  for (let round = 1; round <= repeat; round++) {
+    // Alternating, so that neither order nor the machine's drift over a run favours a variant.
+    const order = variants.filter(isVariant);
+    if (round % 2 === 0) order.reverse();
+    for (const variant of order) {
+      const of = repeat > 1 ? ` (${String(round)} of ${String(repeat)})` : '';
+      console.log(`${variant}${of}: ${connections} connections for ${duration} s…`);
+      results.push(await measure(variant, stack, round));
+    }
   }
-  const e2e = results.find(({ variant }) => variant === 'e2e');
+  const e2e = results.findLast(({ variant }) => variant === 'e2e');
   if (preload > 0 && e2e !== undefined) {
     // The same retries on the store as it is, before the preload: what the store's size costs.
     const small = await documentsStored(stack);
     const ownLabel = `e2e @ ${small} plants, retrying`;
     console.log(`${ownLabel}: ${RETRY_CONNECTIONS} clients retry the e2e run's own plants…`);
     results.push(
-      await measure('e2e', stack, {
+      await measure('e2e', stack, repeat, {
         label: ownLabel,
         run: 0n,
-        pickId: () => ID_RANGES.e2e + BigInt(Math.floor(Math.random() * e2e.load.requests)),
+        pickId: () =>
+          ID_RANGES.e2e +
+          roundIds(e2e.round) +
+          BigInt(Math.floor(Math.random() * e2e.load.requests)),
       }),
     );
     console.log(`preload: writing ${preload} plants straight into the store…`);
@@ -287,7 +335,11 @@ try {
     const label = `e2e @ ${preload} more plants, retrying`;
     console.log(`${label}: ${RETRY_CONNECTIONS} clients retry preloaded plants…`);
     const pickPreloaded = () => PRELOADED + BigInt(Math.floor(Math.random() * preload));
-    const saturated = await measure('e2e', stack, { label, run: 1n, pickId: pickPreloaded });
+    const saturated = await measure('e2e', stack, repeat, {
+      label,
+      run: 1n,
+      pickId: pickPreloaded,
+    });
     results.push(saturated);
     // Saturated, every answer waits its turn behind the connections ahead of it (a fresh create
     // waited 29–38 ms): a latency is read at an operating point, here half of what the same mix
@@ -296,7 +348,7 @@ try {
     const pacedLabel = `e2e @ ${preload} more plants, retrying, ${overallRate} creates/s`;
     console.log(`${pacedLabel}: half that peak, ${RETRY_CONNECTIONS} clients retrying…`);
     results.push(
-      await measure('e2e', stack, {
+      await measure('e2e', stack, repeat, {
         label: pacedLabel,
         run: 2n,
         pickId: pickPreloaded,
@@ -315,6 +367,7 @@ try {
       writers: Number(values.writers),
       gateways: Number(values.gateways),
       sequential,
+      repeat,
       preload,
       store: `${stack.mongoServer}${values.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
       logLevel: values['log-level'],
@@ -330,7 +383,10 @@ try {
   await writeFile(join(resultsDir, `${startedAt}.md`), markdown);
   await writeFile(
     join(resultsDir, `${startedAt}.svg`),
-    toSvg(results, `${connections} connections, ${duration} s, ${stack.mongoServer}`),
+    toSvg(
+      results.map((result) => ({ ...result, variant: runLabel(result, repeat) })),
+      `${connections} connections, ${duration} s, ${stack.mongoServer}`,
+    ),
   );
   console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg}`);
   const failed = results.some(({ load, sequential: seq, soak }) =>

@@ -14,6 +14,7 @@ const load = (requestsPerSecond: number, p50: number, p99: number): LoadResult =
 
 const result = (variant: string, fresh: LoadResult, retries: LoadResult | null): VariantResult => ({
   variant,
+  round: 1,
   load: fresh,
   sequential: null,
   usage: [],
@@ -21,7 +22,7 @@ const result = (variant: string, fresh: LoadResult, retries: LoadResult | null):
   retries,
 });
 
-function reportOf(results: VariantResult[]): Report {
+function reportOf(results: VariantResult[], repeat = 1): Report {
   return {
     startedAt: 'now',
     settings: {
@@ -32,6 +33,7 @@ function reportOf(results: VariantResult[]): Report {
       writers: 1,
       gateways: 1,
       sequential: 0,
+      repeat,
       preload: 1_000_000,
       store: 'FerretDB',
       logLevel: 'warn',
@@ -80,5 +82,28 @@ describe('The bench report of a --preload run', () => {
     expect(markdown).toContain(
       '- retry median at `e2e @ 1000000 more plants, retrying`: 41 ms (target ≤ 20 ms: **missed**)',
     );
+  });
+});
+
+describe('The bench report of a --repeat run', () => {
+  it('When the comparison ran twice, then every run is listed by its repetition and each variant gets its median, min and max, with ratios from the medians', () => {
+    const runs = [
+      { ...result('e2e', load(2_000, 20, 40), null), round: 1 },
+      { ...result('direct', load(1_000, 30, 60), null), round: 1 },
+      { ...result('direct', load(800, 30, 70), null), round: 2 },
+      { ...result('e2e', load(3_000, 20, 50), null), round: 2 },
+    ];
+
+    const markdown = toMarkdown(reportOf(runs, 2));
+
+    expect(markdown).toContain('| e2e #1 | 2000 |');
+    expect(markdown).toContain('| direct #2 | 800 |');
+    expect(markdown).toContain(
+      'Over 2 repetitions, in alternating order: median (min–max); ratios from the medians.',
+    );
+    expect(markdown).toContain('| e2e | 2500 (2000–3000) |  | 20.00 | 45.00 (40.00–50.00) |');
+    expect(markdown).toContain('| direct | 900 (800–1000) | 2.78× | 30.00 | 65.00 (60.00–70.00) |');
+    expect(markdown).toContain('- e2e throughput / direct (target ≥ 2.5×): 2.78×: met');
+    expect(markdown).toContain('- e2e throughput / nestjs (target ≥ 5×): not measured: **missed**');
   });
 });
