@@ -1,4 +1,5 @@
 import type { LoadResult } from './load.ts';
+import type { ProfileSummary } from './cpu-profile.ts';
 import type { ProcessUsage } from './process-stats.ts';
 import { summarize, targetsOf, type Spread, type VariantSummary } from './summary.ts';
 
@@ -21,6 +22,10 @@ export interface VariantResult {
   soak: SoakResult | null;
   /** Retries of stored plants sent beside the load (`--preload`). */
   retries: LoadResult | null;
+  /** Requests of each kind the brokers handled per 1,000 creates answered, from their JMX. */
+  brokerRequestsPerThousand?: Record<string, number>;
+  /** Where each Node process spent its CPU (`--cpu-prof`). */
+  profiles?: ProfileSummary[];
 }
 
 export interface Report {
@@ -94,6 +99,8 @@ export function toMarkdown(report: Report): string {
     ),
     '',
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
+    ...brokerRequestLines(report.results, label),
+    ...report.results.flatMap((result) => profileLines(label(result), result.profiles ?? [])),
   ].join('\n');
 }
 
@@ -192,4 +199,32 @@ function soakLines(soak: SoakResult | null): string[] {
     }),
     '',
   ];
+}
+
+/** Self time of each Node process of a run, by area and by function (`--cpu-prof`). */
+function profileLines(run: string, profiles: readonly ProfileSummary[]): string[] {
+  const shares = (list: ProfileSummary['byArea']) =>
+    list.map(({ name, percent }) => `${name} ${percent.toFixed(1)} %`).join('; ');
+  return profiles.flatMap(({ process, file, busySamples, byArea, byFunction }) => [
+    `CPU profile of ${run}, ${process} (${String(busySamples)} busy samples; \`${file}\`):`,
+    `- by area: ${shares(byArea)}`,
+    `- by function: ${shares(byFunction)}`,
+    '',
+  ]);
+}
+
+/** What each create cost the brokers, in requests (Produce, Fetch, OffsetCommit, …). */
+function brokerRequestLines(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const lines = results.flatMap((result) => {
+    const requests = result.brokerRequestsPerThousand;
+    if (requests === undefined) return [];
+    const listed = Object.entries(requests)
+      .map(([request, perThousand]) => `${request} ${String(perThousand)}`)
+      .join(', ');
+    return [`- ${label(result)}: ${listed}`];
+  });
+  return lines.length === 0 ? [] : ['Broker requests per 1,000 creates (JMX):', '', ...lines, ''];
 }

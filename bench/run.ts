@@ -21,6 +21,8 @@ import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { LOG_LEVELS } from '../shared/config.ts';
 import { toSvg } from './chart.ts';
 import { loadPlants, type LoadResult } from './load.ts';
+import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
+import { profilesIn } from './cpu-profile.ts';
 import { prepareNestjs, startNestjs } from './nestjs-variant.ts';
 import { preloadPlants } from './preload.ts';
 import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     'ids-beyond-2-53': { type: 'boolean', default: false },
     secure: { type: 'boolean', default: false },
     brokers: { type: 'string', default: '1' },
+    'cpu-prof': { type: 'boolean', default: false },
   },
 });
 const brokers = brokerCount(values.brokers);
@@ -96,9 +99,14 @@ interface Started {
   urls: string[];
 }
 
-async function startVariant(variant: Variant, stack: LocalStack): Promise<Started> {
+async function startVariant(
+  variant: Variant,
+  stack: LocalStack,
+  extraEnv: NodeJS.ProcessEnv,
+): Promise<Started> {
   const env = {
     ...process.env,
+    ...extraEnv,
     AUTH_TOKENS: token,
     MONGODB_URI: stack.mongoUri,
     KAFKA_PARTITIONS: values.partitions,
@@ -154,7 +162,19 @@ async function measure(
   round: number,
   retrying?: Retrying,
 ): Promise<VariantResult> {
-  const { services, urls } = await startVariant(variant, stack);
+  // Each Node process writes its profile when it exits (`node --cpu-prof`).
+  const profileDir = join(dir, 'profiles', `${variant}-${String(round)}`);
+  const profiling = values['cpu-prof'] && retrying === undefined;
+  const { services, urls } = await startVariant(
+    variant,
+    stack,
+    profiling
+      ? {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`,
+        }
+      : {},
+  );
+  let result: VariantResult;
   try {
     const firstId =
       ID_RANGES[variant] +
@@ -179,6 +199,8 @@ async function measure(
         ? []
         : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
     ]);
+    const brokerPids = kafka.map(({ pid }) => pid);
+    const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
     const [load, retries] = await Promise.all([
       loadPlants({
         urls,
@@ -200,6 +222,14 @@ async function measure(
           }),
     ]);
     const usage: ProcessUsage[] = sampler.stop();
+    const requests =
+      requestsBefore === null
+        ? undefined
+        : requestsPerThousand(
+            requestsBefore,
+            await brokerRequests(brokerPids),
+            load.requests - load.non2xx - load.errors,
+          );
     const seq: LoadResult | null =
       variant === 'ceiling' || sequential === 0 || retrying !== undefined
         ? null
@@ -214,7 +244,7 @@ async function measure(
       variant === 'e2e' && soakSeconds > 0 && retrying === undefined
         ? await soakAt80Percent(urls, services, load)
         : null;
-    return {
+    result = {
       variant: retrying?.label ?? variant,
       round,
       load,
@@ -222,10 +252,14 @@ async function measure(
       usage,
       soak,
       retries,
+      ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
   }
+  if (!profiling) return result;
+  const names = new Map(services.map(({ pid, name }) => [pid, name]));
+  return { ...result, profiles: profilesIn(profileDir, names) };
 }
 
 /** The e2e services under 80 % of their measured peak for --soak seconds: does their RSS grow? */
