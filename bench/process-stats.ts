@@ -99,3 +99,40 @@ function pssKiB(pid: number): number {
     return 0;
   }
 }
+
+export interface MachineUsage {
+  /** Shares of all CPUs' time over the window, in %: busy (neither idle nor iowait), waiting for
+   * I/O, and stolen by the hypervisor. */
+  busyPercent: number;
+  iowaitPercent: number;
+  stealPercent: number;
+  /** CPU of the benchmark's own process: autocannon generating the load. */
+  loadGeneratorCpuSeconds: number;
+}
+
+/** The `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal, in ticks. */
+function machineTicks(): number[] {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  return line.trim().split(/\s+/).slice(1, 9).map(Number);
+}
+
+/** What the whole machine did while a measurement ran, from /proc/stat. */
+export function sampleMachine() {
+  const start = machineTicks();
+  const startCpu = process.cpuUsage();
+  return {
+    stop(): MachineUsage {
+      const delta = machineTicks().map((ticks, index) => ticks - (start[index] ?? 0));
+      const total = delta.reduce((sum, ticks) => sum + ticks, 0) || 1;
+      const [, , , idle = 0, iowait = 0, , , steal = 0] = delta;
+      const percent = (ticks: number) => Math.round((ticks / total) * 1000) / 10;
+      const { user, system } = process.cpuUsage(startCpu);
+      return {
+        busyPercent: percent(total - idle - iowait - steal),
+        iowaitPercent: percent(iowait),
+        stealPercent: percent(steal),
+        loadGeneratorCpuSeconds: Math.round((user + system) / 1e5) / 10,
+      };
+    },
+  };
+}

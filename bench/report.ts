@@ -1,6 +1,6 @@
 import type { LoadResult } from './load.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
-import type { ProcessUsage } from './process-stats.ts';
+import type { MachineUsage, ProcessUsage } from './process-stats.ts';
 import { summarize, targetsOf, type Spread, type VariantSummary } from './summary.ts';
 
 export interface SoakResult {
@@ -19,6 +19,8 @@ export interface VariantResult {
   load: LoadResult;
   sequential: LoadResult | null;
   usage: ProcessUsage[];
+  /** The whole machine over the measured window (absent from reports written before it was). */
+  machine?: MachineUsage;
   soak: SoakResult | null;
   /** Retries of stored plants sent beside the load (`--preload`). */
   retries: LoadResult | null;
@@ -99,6 +101,7 @@ export function toMarkdown(report: Report): string {
     ),
     '',
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
+    ...machineLines(report.results, label),
     ...brokerRequestLines(report.results, label),
     ...report.results.flatMap((result) => profileLines(label(result), result.profiles ?? [])),
   ].join('\n');
@@ -227,4 +230,27 @@ function brokerRequestLines(
     return [`- ${label(result)}: ${listed}`];
   });
   return lines.length === 0 ? [] : ['Broker requests per 1,000 creates (JMX):', '', ...lines, ''];
+}
+
+/** Busy, I/O wait and stolen CPU over each run, and the load generator's own share. */
+function machineLines(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const lines = results.flatMap(({ machine, ...result }) =>
+    machine === undefined
+      ? []
+      : [
+          `| ${label({ machine, ...result })} | ${String(machine.busyPercent)} | ${String(machine.iowaitPercent)} | ${String(machine.stealPercent)} | ${machine.loadGeneratorCpuSeconds.toFixed(1)} |`,
+        ],
+  );
+  if (lines.length === 0) return [];
+  return [
+    'The machine while each run was measured (all CPUs, from /proc/stat):',
+    '',
+    '| run | busy % | I/O wait % | stolen % | load generator CPU s |',
+    '|---|---|---|---|---|',
+    ...lines,
+    '',
+  ];
 }

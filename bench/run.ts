@@ -25,7 +25,13 @@ import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
 import { profilesIn } from './cpu-profile.ts';
 import { prepareNestjs, startNestjs } from './nestjs-variant.ts';
 import { preloadPlants } from './preload.ts';
-import { rssKiB, sampleProcesses, toMiB, type ProcessUsage } from './process-stats.ts';
+import {
+  rssKiB,
+  sampleMachine,
+  sampleProcesses,
+  toMiB,
+  type ProcessUsage,
+} from './process-stats.ts';
 import { runLabel, toMarkdown, type SoakResult, type VariantResult } from './report.ts';
 
 const { values } = parseArgs({
@@ -201,6 +207,7 @@ async function measure(
     ]);
     const brokerPids = kafka.map(({ pid }) => pid);
     const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
+    const machineSampler = sampleMachine();
     const [load, retries] = await Promise.all([
       loadPlants({
         urls,
@@ -222,6 +229,7 @@ async function measure(
           }),
     ]);
     const usage: ProcessUsage[] = sampler.stop();
+    const machine = machineSampler.stop();
     const requests =
       requestsBefore === null
         ? undefined
@@ -250,6 +258,7 @@ async function measure(
       load,
       sequential: seq,
       usage,
+      machine,
       soak,
       retries,
       ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),

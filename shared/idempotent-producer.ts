@@ -1,4 +1,13 @@
-import type { Kafka, Producer, ProducerBatch, ProducerConfig, RecordMetadata } from 'kafkajs';
+import {
+  Partitioners,
+  type ICustomPartitioner,
+  type Kafka,
+  type Message,
+  type Producer,
+  type ProducerBatch,
+  type ProducerConfig,
+  type RecordMetadata,
+} from 'kafkajs';
 
 export interface IdempotentProducer {
   /** Sends with acks=all once every earlier send has settled. */
@@ -14,7 +23,8 @@ export type IdempotentProducerOptions = Omit<ProducerConfig, 'idempotent' | 'tra
  * sequence numbers back when a produce request fails, and the next request reuses them: if the
  * failed one had been written after all (only its answer was lost), the broker takes the next
  * batch of the same length for its duplicate and acknowledges it unwritten. So sends go one at a
- * time, and a producer whose send failed is replaced, with a new producer id, before the next.
+ * time, a producer whose send failed is replaced, with a new producer id, before the next, and a
+ * message keeps the partition it was first given (below).
  */
 export async function idempotentProducer(
   kafka: Kafka,
@@ -24,8 +34,11 @@ export async function idempotentProducer(
   const discard = (producer: Producer) => {
     producer.disconnect().catch(onDiscardFailed);
   };
+  const createPartitioner = stablePartitions(
+    options.createPartitioner ?? Partitioners.DefaultPartitioner,
+  );
   const connected = async (): Promise<Producer> => {
-    const producer = kafka.producer({ ...options, idempotent: true });
+    const producer = kafka.producer({ ...options, createPartitioner, idempotent: true });
     try {
       await producer.connect();
     } catch (error) {
@@ -65,5 +78,28 @@ export async function idempotentProducer(
       current = undefined;
       await producer?.disconnect();
     },
+  };
+}
+
+/**
+ * kafkajs partitions a send again on each of its retries, and a partial failure hands back the
+ * sequence numbers of every partition in the request, the written ones too. A message without a
+ * key or partition would then go round-robin to another partition, the send would succeed, and
+ * the partition it left would take the next batch of its length as a duplicate. kafkajs retries
+ * with the same message objects, so each keeps the partition it was given first.
+ */
+export function stablePartitions(create: ICustomPartitioner): ICustomPartitioner {
+  return () => {
+    const partition = create();
+    const given = new WeakMap<Message, number>();
+    return (args) => {
+      const known = given.get(args.message);
+      if (known !== undefined && args.partitionMetadata.some((p) => p.partitionId === known)) {
+        return known;
+      }
+      const chosen = partition(args);
+      given.set(args.message, chosen);
+      return chosen;
+    };
   };
 }

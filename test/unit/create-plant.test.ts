@@ -69,4 +69,32 @@ describe('createPlantOverKafka', () => {
 
     expect(await create(plant, request)).toEqual({ kind: 'unpublished', cause: refusal });
   });
+
+  it('When a writer answers before Kafka acknowledges the send, then the answer stands even if the send then fails', async () => {
+    const { create, waiter } = createOver(
+      (command) =>
+        new Promise<void>((_resolve, reject) => {
+          waiter.deliver(command.correlationId, { status: 200, plant });
+          setTimeout(() => {
+            reject(new Error('request timed out'));
+          }, 5);
+        }),
+    );
+
+    expect(await create(plant, request)).toEqual({
+      kind: 'answered',
+      reply: { status: 200, plant },
+    });
+  });
+
+  it('When Kafka acknowledges the send only after the deadline, then the outcome is a timeout', async () => {
+    const { create } = createOver(
+      () =>
+        new Promise<void>((resolve) => {
+          setTimeout(resolve, REPLY_TIMEOUT_MS * 2);
+        }),
+    );
+
+    expect(await create(plant, request)).toEqual({ kind: 'timedOut', afterMs: REPLY_TIMEOUT_MS });
+  });
 });

@@ -1,6 +1,14 @@
-import type { Kafka, Producer, ProducerBatch, ProducerConfig, RecordMetadata } from 'kafkajs';
+import {
+  Partitioners,
+  type Kafka,
+  type PartitionMetadata,
+  type Producer,
+  type ProducerBatch,
+  type ProducerConfig,
+  type RecordMetadata,
+} from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { idempotentProducer } from '../../shared/idempotent-producer.ts';
+import { idempotentProducer, stablePartitions } from '../../shared/idempotent-producer.ts';
 
 interface ScriptedProducer {
   id: number;
@@ -136,5 +144,40 @@ describe('idempotentProducer', () => {
 
     expect(producers[0]?.disconnected).toBe(true);
     await expect(producer.sendBatch(batch('b'))).rejects.toThrow('the producer is disconnected');
+  });
+});
+
+describe('stablePartitions', () => {
+  const partitionMetadata = [0, 1, 2].map((partitionId): PartitionMetadata => ({
+    partitionId,
+    leader: 1,
+    replicas: [1],
+    isr: [1],
+    offlineReplicas: [],
+    partitionErrorCode: 0,
+  }));
+
+  it('When a message without a key is partitioned again (a retry), then it keeps its first partition, while new messages still go round-robin', () => {
+    const partition = stablePartitions(Partitioners.DefaultPartitioner)();
+    const retried = { value: 'copy' };
+    const others = [{ value: 'a' }, { value: 'b' }];
+
+    const first = partition({ topic: 't', partitionMetadata, message: retried });
+    const fresh = others.map((message) => partition({ topic: 't', partitionMetadata, message }));
+    const again = partition({ topic: 't', partitionMetadata, message: retried });
+
+    expect(again).toBe(first);
+    expect(new Set([first, ...fresh]).size).toBe(3);
+  });
+
+  it('When the partition a message was given is gone from the metadata, then it is partitioned afresh', () => {
+    const partition = stablePartitions(Partitioners.DefaultPartitioner)();
+    const message = { value: 'copy', partition: 2 };
+    expect(partition({ topic: 't', partitionMetadata, message })).toBe(2);
+    message.partition = 0;
+
+    expect(
+      partition({ topic: 't', partitionMetadata: partitionMetadata.slice(0, 2), message }),
+    ).toBe(0);
   });
 });

@@ -19,6 +19,11 @@ export interface CreateCommand {
   trace: Context;
 }
 
+interface Pending {
+  message: Message;
+  deadline: number;
+}
+
 export interface CommandPublisher {
   publish(command: CreateCommand): Promise<void>;
   disconnect(): Promise<void>;
@@ -47,28 +52,38 @@ export async function commandPublisher(
       logger.warn({ err: error }, 'disconnecting a producer replaced after a failed send failed');
     },
   );
-  const send = coalescer<Message, undefined>(async (messages) => {
-    await timed(produceDuration, {}, () =>
-      producer.sendBatch({ timeout: 2_000, topicMessages: [{ topic: topics.create, messages }] }),
-    );
-    return messages.map(() => undefined);
+  // A command whose request was answered 504 while it waited behind a stuck send is dropped:
+  // nobody waits for it, and it would reach the writers long after.
+  const send = coalescer<Pending, boolean>(async (pending) => {
+    const now = Date.now();
+    const messages = pending.flatMap(({ message, deadline }) => (deadline > now ? [message] : []));
+    if (messages.length > 0) {
+      await timed(produceDuration, {}, () =>
+        producer.sendBatch({ timeout: 2_000, topicMessages: [{ topic: topics.create, messages }] }),
+      );
+    }
+    return pending.map(({ deadline }) => deadline > now);
   });
   return {
     publish: ({ plant, correlationId, requestId, deadline, trace }) =>
-      inProducerSpan(trace, topics.create, plant.id.toString(), (traceHeaders) =>
-        send({
-          key: plant.id.toString(),
-          value: stringifyJson(plant),
-          headers: {
-            [HEADERS.correlationId]: correlationId,
-            [HEADERS.replyTopic]: topics.replies,
-            [HEADERS.contentType]: 'application/json',
-            [HEADERS.requestId]: requestId,
-            [HEADERS.deadline]: String(deadline),
-            ...traceHeaders,
+      inProducerSpan(trace, topics.create, plant.id.toString(), async (traceHeaders) => {
+        const sent = await send({
+          deadline,
+          message: {
+            key: plant.id.toString(),
+            value: stringifyJson(plant),
+            headers: {
+              [HEADERS.correlationId]: correlationId,
+              [HEADERS.replyTopic]: topics.replies,
+              [HEADERS.contentType]: 'application/json',
+              [HEADERS.requestId]: requestId,
+              [HEADERS.deadline]: String(deadline),
+              ...traceHeaders,
+            },
           },
-        }),
-      ),
+        });
+        if (!sent) throw new Error('the deadline passed before the command could be sent');
+      }),
     disconnect: () => producer.disconnect(),
   };
 }

@@ -69,10 +69,12 @@ export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
           return { kind: 'unpublished', cause };
         },
       );
-    // A publish still under way at the deadline (kafkajs reconnecting) may yet go out.
-    const expired = reply.then((answer) =>
-      answer === TIMED_OUT && publishing ? timedOut : published,
-    );
-    return Promise.race([published, expired]);
+    // A writer may answer before the broker acknowledges the send (its answer was lost), and a
+    // publish still under way at the deadline (kafkajs reconnecting) may yet go out.
+    const settled = reply.then((answer): CreateOutcome | Promise<CreateOutcome> => {
+      if (answer !== TIMED_OUT) return { kind: 'answered', reply: answer };
+      return publishing ? timedOut : published;
+    });
+    return Promise.race([published, settled]);
   };
 }
