@@ -150,8 +150,8 @@ async function startVariant(
 /** Clients that retry plants already stored, beside the measured load. */
 interface Retrying {
   label: string;
-  /** Which stored plant each retry sends again. */
-  pickId: () => bigint;
+  /** The stored plants the retries pick from at random. */
+  retryOf: { first: bigint; count: number };
   /** Keeps the fresh ids of each retrying run apart. */
   run: bigint;
   /** Fresh creates per second over all connections; as fast as answered when absent. */
@@ -225,7 +225,7 @@ async function measure(
             connections: RETRY_CONNECTIONS,
             duration,
             firstId: PRELOADED,
-            pickId: retrying.pickId,
+            retryOf: retrying.retryOf,
           }),
     ]);
     const usage: ProcessUsage[] = sampler.stop();
@@ -362,10 +362,7 @@ try {
       await measure('e2e', stack, repeat, {
         label: ownLabel,
         run: 0n,
-        pickId: () =>
-          ID_RANGES.e2e +
-          roundIds(e2e.round) +
-          BigInt(Math.floor(Math.random() * e2e.load.requests)),
+        retryOf: { first: ID_RANGES.e2e + roundIds(e2e.round), count: e2e.load.requests },
       }),
     );
     console.log(`preload: writing ${preload} plants straight into the store…`);
@@ -377,11 +374,11 @@ try {
     // Not counted: FerretDB reads every document into memory to count them.
     const label = `e2e @ ${preload} more plants, retrying`;
     console.log(`${label}: ${RETRY_CONNECTIONS} clients retry preloaded plants…`);
-    const pickPreloaded = () => PRELOADED + BigInt(Math.floor(Math.random() * preload));
+    const preloaded = { first: PRELOADED, count: preload };
     const saturated = await measure('e2e', stack, repeat, {
       label,
       run: 1n,
-      pickId: pickPreloaded,
+      retryOf: preloaded,
     });
     results.push(saturated);
     // Saturated, every answer waits its turn behind the connections ahead of it (a fresh create
@@ -394,7 +391,7 @@ try {
       await measure('e2e', stack, repeat, {
         label: pacedLabel,
         run: 2n,
-        pickId: pickPreloaded,
+        retryOf: preloaded,
         overallRate,
       }),
     );
