@@ -6,14 +6,27 @@ import { projectRoot } from '../deploy/local/paths.ts';
 /** Fetch again under the names of who fetched: counted once, as Fetch. */
 const SPLITS = new Set(['FetchConsumer', 'FetchFollower']);
 
-/** Requests each kind the brokers (Java processes `pids`) have handled so far, from their JMX. */
-export async function brokerRequests(pids: readonly number[]): Promise<Record<string, number>> {
-  const { stdout } = await promisify(execFile)('java', [
-    join(projectRoot, 'bench', 'BrokerRequests.java'),
-    ...pids.map(String),
-  ]);
-  const counts = JSON.parse(stdout) as Record<string, number>;
-  return Object.fromEntries(Object.entries(counts).filter(([request]) => !SPLITS.has(request)));
+/**
+ * Requests of each kind the brokers (Java processes `pids`) have handled so far, from their JMX;
+ * null, with a warning, where the JDK cannot attach to them (a runtime without its tools).
+ */
+export async function brokerRequests(
+  pids: readonly number[],
+): Promise<Record<string, number> | null> {
+  try {
+    const { stdout } = await promisify(execFile)(
+      'java',
+      [join(projectRoot, 'bench', 'BrokerRequests.java'), ...pids.map(String)],
+      { timeout: 30_000 },
+    );
+    const counts = JSON.parse(stdout) as Record<string, number>;
+    return Object.fromEntries(Object.entries(counts).filter(([request]) => !SPLITS.has(request)));
+  } catch (error) {
+    console.warn(
+      `broker requests not counted: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return null;
+  }
 }
 
 /** Requests of each kind per 1,000 creates between two readings, most frequent first. */

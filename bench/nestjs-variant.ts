@@ -67,22 +67,29 @@ export async function startNestjs(
   const writers = Array.from({ length: counts.writers }, (_, index) =>
     start(`nestjs-writer-${String(index + 1)}`, 'writer'),
   );
-  for (const writer of writers) {
-    await waitUntilReady(
-      writer,
-      () => groupIsStable({ brokers: brokers.split(',') }, WRITERS_GROUP, writers.length),
-      60_000,
-    );
-  }
   const gateways: ServerProcess[] = [];
   const urls: string[] = [];
-  for (let index = 0; index < counts.gateways; index++) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${String(port)}`;
-    const gateway = start(`nestjs-gateway-${String(index + 1)}`, 'gateway', { PORT: String(port) });
-    gateways.push(gateway);
-    await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
-    urls.push(url);
+  try {
+    for (const writer of writers) {
+      await waitUntilReady(
+        writer,
+        () => groupIsStable({ brokers: brokers.split(',') }, WRITERS_GROUP, writers.length),
+        60_000,
+      );
+    }
+    for (let index = 0; index < counts.gateways; index++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${String(port)}`;
+      const gateway = start(`nestjs-gateway-${String(index + 1)}`, 'gateway', {
+        PORT: String(port),
+      });
+      gateways.push(gateway);
+      await waitUntilReady(gateway, () => httpIsReady(url), 60_000);
+      urls.push(url);
+    }
+  } catch (error) {
+    await Promise.all([...gateways, ...writers].map((service) => service.stop()));
+    throw error;
   }
   return { services: [...gateways, ...writers], urls };
 }

@@ -153,7 +153,7 @@ function summaryLines(summaries: readonly VariantSummary[], repeat: number): str
  * waits behind the connections ahead of it, fresh or not.
  */
 function retryLines(results: readonly VariantResult[]): string[] {
-  const plain = results.find(({ variant }) => variant === 'e2e');
+  const plain = results.findLast(({ variant }) => variant === 'e2e');
   const retried = results.flatMap(({ variant, load, retries }) =>
     retries === null ? [] : [{ variant, load, retries }],
   );

@@ -199,14 +199,15 @@ async function measure(
     const { backend } = stack.mongo;
     const store = variant === 'ceiling' ? [] : [stack.mongo.process];
     const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
+    const brokerPids = kafka.map(({ pid }) => pid);
+    // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
+    const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
     const sampler = sampleProcesses([
       ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
       ...(backend === undefined || variant === 'ceiling'
         ? []
         : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
     ]);
-    const brokerPids = kafka.map(({ pid }) => pid);
-    const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
     const machineSampler = sampleMachine();
     const [load, retries] = await Promise.all([
       loadPlants({
@@ -230,14 +231,11 @@ async function measure(
     ]);
     const usage: ProcessUsage[] = sampler.stop();
     const machine = machineSampler.stop();
+    const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
     const requests =
-      requestsBefore === null
+      requestsBefore === null || requestsAfter === null
         ? undefined
-        : requestsPerThousand(
-            requestsBefore,
-            await brokerRequests(brokerPids),
-            load.requests - load.non2xx - load.errors,
-          );
+        : requestsPerThousand(requestsBefore, requestsAfter, load.requests - load.non2xx);
     const seq: LoadResult | null =
       variant === 'ceiling' || sequential === 0 || retrying !== undefined
         ? null
@@ -249,8 +247,8 @@ async function measure(
             firstId: firstId + (1n << 32n),
           });
     const soak =
-      variant === 'e2e' && soakSeconds > 0 && retrying === undefined
-        ? await soakAt80Percent(urls, services, load)
+      variant === 'e2e' && soakSeconds > 0 && retrying === undefined && round === repeat
+        ? await soakAt80Percent(urls, services, load, firstId + (2n << 32n))
         : null;
     result = {
       variant: retrying?.label ?? variant,
@@ -276,6 +274,7 @@ async function soakAt80Percent(
   urls: readonly string[],
   services: readonly ServerProcess[],
   peak: LoadResult,
+  firstId: bigint,
 ): Promise<SoakResult> {
   const rate = Math.round(peak.requestsPerSecond * 0.8);
   console.log(`soak: ${rate} req/s for ${soakSeconds} s…`);
@@ -291,7 +290,7 @@ async function soakAt80Percent(
     connections,
     duration: soakSeconds,
     overallRate: rate,
-    firstId: ID_RANGES.e2e + (2n << 32n),
+    firstId,
   });
   clearInterval(sampler);
   samples.push({ second: soakSeconds, rssMiB: rssMiB() });

@@ -27,7 +27,7 @@ export interface VariantSummary {
 }
 
 export function figuresOf({ load, sequential, usage }: VariantResult): Figures {
-  const answered = load.requests - load.non2xx - load.errors;
+  const answered = load.requests - load.non2xx;
   const cpuSeconds = usage.reduce((sum, { cpuSeconds: seconds }) => sum + seconds, 0);
   return {
     requestsPerSecond: load.requestsPerSecond,

@@ -23,7 +23,9 @@ function recordingKafka() {
   return {
     kafka: { producer: () => producer } as unknown as Kafka,
     sent,
-    release: () => release(),
+    release: () => {
+      release();
+    },
   };
 }
 

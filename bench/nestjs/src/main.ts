@@ -12,7 +12,8 @@ import { WriterModule } from './writer.module.js';
 const role = process.argv[2];
 if (role === 'gateway') {
   const app = await NestFactory.create(GatewayModule, { logger: ['warn', 'error'] });
-  app.enableShutdownHooks();
+  // process.exit rather than the signal again, so that `node --cpu-prof` writes its profile.
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
 } else if (role === 'writer') {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(WriterModule, {
@@ -24,7 +25,8 @@ if (role === 'gateway') {
       subscribe: { fromBeginning: true },
     },
   });
-  app.enableShutdownHooks();
+  // process.exit rather than the signal again, so that `node --cpu-prof` writes its profile.
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
   await app.listen();
   console.log(`writer listening on ${CREATE_TOPIC}`);
 } else {
