@@ -35,6 +35,11 @@ interface Run {
   latencies: number[];
 }
 
+/** The creates a load answered 2xx. */
+export function createsAnswered(load: LoadResult): number {
+  return load.requests - load.non2xx;
+}
+
 /**
  * POST /plants under autocannon, each request with an id never used before, in a worker thread of
  * its own, so that every load starts from a fresh heap whatever ran before it in the benchmark.

@@ -7,6 +7,7 @@ import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
 import { runLogged } from '../deploy/local/run-logged.ts';
 import { startServerProcess, type ServerProcess } from '../deploy/local/server-process.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { ensureTopics } from '../shared/ensure-topics.ts';
 
 const PACKAGE = join(projectRoot, 'bench', 'nestjs');
 const CREATE_TOPIC = 'bench.nestjs.create';
@@ -34,18 +35,12 @@ export async function prepareNestjs({ brokers, partitions, logDir }: NestjsOptio
   }
   const tsc = join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   await runLogged(process.execPath, [tsc, '-p', PACKAGE], { cwd: PACKAGE, logFile });
-  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = [CREATE_TOPIC, `${CREATE_TOPIC}.reply`].filter((topic) => !existing.has(topic));
-    await admin.createTopics({
-      topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
-      waitForLeaders: true,
-    });
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopics(
+    new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }),
+    { create: CREATE_TOPIC, replies: `${CREATE_TOPIC}.reply`, dlq: `${CREATE_TOPIC}.dlq` },
+    partitions,
+    ['create', 'replies'],
+  );
 }
 
 /** NestJS writers and gateways, as a NestJS user would run them: `node dist/main.js <role>`. */

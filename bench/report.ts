@@ -1,7 +1,7 @@
 import type { LoadResult } from './load.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
 import type { MachineUsage, ProcessUsage } from './process-stats.ts';
-import { summarize, targetsOf, type Spread, type VariantSummary } from './summary.ts';
+import { summarize, targetsOf, times, type Spread, type VariantSummary } from './summary.ts';
 
 export interface SoakResult {
   seconds: number;
@@ -50,7 +50,7 @@ export interface Report {
   results: VariantResult[];
 }
 
-const ratio = (a: number, b: number) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
+const ratio = (a: number, b: number) => (b === 0 ? 'n/a' : times(a / b));
 const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 const growth = (from: number, to: number) =>
   from === 0 ? 0 : Math.round(((to - from) / from) * 1000) / 10;

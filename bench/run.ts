@@ -20,7 +20,7 @@ import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { LOG_LEVELS } from '../shared/config.ts';
 import { toSvg } from './chart.ts';
-import { loadPlants, type LoadResult } from './load.ts';
+import { createsAnswered, loadPlants, type LoadResult } from './load.ts';
 import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
 import { profilesIn } from './cpu-profile.ts';
 import { prepareNestjs, startNestjs } from './nestjs-variant.ts';
@@ -235,7 +235,7 @@ async function measure(
     const requests =
       requestsBefore === null || requestsAfter === null
         ? undefined
-        : requestsPerThousand(requestsBefore, requestsAfter, load.requests - load.non2xx);
+        : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
     const seq: LoadResult | null =
       variant === 'ceiling' || sequential === 0 || retrying !== undefined
         ? null

@@ -1,3 +1,4 @@
+import { createsAnswered } from './load.ts';
 import type { VariantResult } from './report.ts';
 
 /** The figures of one measurement that `--repeat` spreads and the targets judge. */
@@ -27,7 +28,7 @@ export interface VariantSummary {
 }
 
 export function figuresOf({ load, sequential, usage }: VariantResult): Figures {
-  const answered = load.requests - load.non2xx;
+  const answered = createsAnswered(load);
   const cpuSeconds = usage.reduce((sum, { cpuSeconds: seconds }) => sum + seconds, 0);
   return {
     requestsPerSecond: load.requestsPerSecond,
@@ -82,7 +83,7 @@ export interface Target {
   met: boolean;
 }
 
-const times = (value: number) => `${value.toFixed(2)}×`;
+export const times = (value: number) => `${value.toFixed(2)}×`;
 
 /** The targets of docs/performance.md, judged on the medians. */
 export function targetsOf(summaries: readonly VariantSummary[]): Target[] {
