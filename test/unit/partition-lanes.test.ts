@@ -74,21 +74,59 @@ describe('Partition lanes', () => {
     expect(started[2]?.work.payload).toBe(third.payload);
   });
 
-  it('When more than 4 MiB of commands queue behind a busy lane, then its partition is paused until the lane takes them', async () => {
+  it('When more than 16 MiB of commands queue over every lane, then the partition that adds to them is paused until its lane has taken them', async () => {
     const { lanes, finish } = controllableLanes();
-    const [busy, queued, beyond] = [
+    const [busy, otherBusy, queued, beyond] = [
       batchAt(0, ['1']),
-      batchAt(0, ['2'], 3 << 20),
-      batchAt(0, ['3'], 3 << 20),
+      batchAt(1, ['1']),
+      batchAt(0, ['2'], 9 << 20),
+      batchAt(1, ['2'], 9 << 20),
+    ];
+
+    for (const { payload } of [busy, otherBusy, queued, beyond]) await lanes.accept(payload);
+
+    expect([queued.pause, beyond.pause].map(({ mock }) => mock.calls.length)).toEqual([0, 1]);
+    expect(beyond.resume).not.toHaveBeenCalled();
+    finish[1]?.();
+    await settle();
+    expect(beyond.resume).toHaveBeenCalledOnce();
+  });
+
+  it('When small commands queue, then each counts as the heap its message takes, not its bytes alone', async () => {
+    const { lanes } = controllableLanes();
+    const offsets = (from: number) => Array.from({ length: 8_000 }, (_, i) => String(from + i));
+    const [busy, queued, beyond] = [
+      batchAt(0, ['0']),
+      batchAt(0, offsets(1), 40),
+      batchAt(0, offsets(8_001), 40),
     ];
 
     for (const { payload } of [busy, queued, beyond]) await lanes.accept(payload);
 
     expect([queued.pause, beyond.pause].map(({ mock }) => mock.calls.length)).toEqual([0, 1]);
-    expect(beyond.resume).not.toHaveBeenCalled();
-    finish[0]?.();
-    await settle();
-    expect(beyond.resume).toHaveBeenCalledOnce();
+  });
+
+  it('When a backlog queued behind a busy lane, then it is taken 500 commands or 512 KiB at a time, in order, each committed through the batch it ends in', async () => {
+    const { lanes, finish, started } = controllableLanes();
+    const range = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => String(from + i));
+    const [busy, backlog, large] = [
+      batchAt(0, ['0']),
+      batchAt(0, range(1, 1_100)),
+      batchAt(0, range(1_101, 3), 200 << 10),
+    ];
+    for (const { payload } of [busy, backlog, large]) await lanes.accept(payload);
+
+    for (let taken = 0; taken < 5; taken++) {
+      finish[taken]?.();
+      await settle();
+    }
+
+    expect(started.map(({ work }) => work.messages.length)).toEqual([1, 500, 500, 102, 1]);
+    expect(started.map(({ work }) => work.payload)).toEqual(
+      [busy, backlog, backlog, large, large].map(({ payload }) => payload),
+    );
+    expect(started.flatMap(({ offsets }) => offsets)).toEqual(['0', ...range(1, 1_103)]);
   });
 
   it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {

@@ -2,8 +2,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../../../shared/logger.ts';
 
-/** Command bytes a lane may hold queued before its partition is paused until it catches up. */
-const MAX_QUEUED_BYTES = 4 << 20;
+/**
+ * What all lanes may hold queued before a partition that adds to it is paused until its lane
+ * catches up, counted as the heap its commands take (MESSAGE_HEAP_BYTES each beside their bytes).
+ */
+const MAX_QUEUED_BYTES = 16 << 20;
+/**
+ * kafkajs's message object, its Buffers and headers: about 1 KiB of heap for a small command,
+ * which a count of its bytes alone would miss by 10 times (a backlog of 150,000 small commands
+ * ran a writer out of its 256 MiB heap).
+ */
+const MESSAGE_HEAP_BYTES = 1 << 10;
+/**
+ * The most commands, and command bytes, a lane answers together: a backlog is answered in steps,
+ * so that no insert holds the store long and no reply batch outgrows what Kafka takes.
+ */
+export const MAX_TAKEN_COMMANDS = 500;
+const MAX_TAKEN_BYTES = 512 << 10;
 /**
  * How long a batch holds kafkajs's fetch loop at most, waiting to be answered. Under this, the
  * loop runs as kafkajs runs it (fetch, answer everything fetched, fetch again), which is what
@@ -34,13 +49,20 @@ export interface PartitionLanes {
   stop(): Promise<void>;
 }
 
+/** A batch kafkajs handed over, with the commands of it no lane has taken yet. */
+interface Queued {
+  payload: EachBatchPayload;
+  messages: KafkaMessage[];
+  /** Resolved once every command of the batch has been answered, or dropped. */
+  done: () => void;
+}
+
 interface Lane {
   topic: string;
   partition: number;
-  queue: EachBatchPayload[];
+  queue: Queued[];
+  /** The heap its queued commands take (heapBytes). */
   queuedBytes: number;
-  /** Resolved when what is queued has been answered, or dropped. */
-  done: (() => void)[];
   /** The lane's run while it has work, undefined while idle. */
   run?: Promise<void> | undefined;
   /** Bumped when the lane's queue is dropped, so that work in hand is not committed. */
@@ -58,8 +80,8 @@ interface Lane {
  * once every batch of its last fetch returned, so one slow batch (a reply topic that is gone, a
  * duplicate the store re-inserts one by one) held every other partition. Here a batch is queued
  * on its lane and its offset resolved; it holds the fetch loop until it is answered, as before,
- * but MAX_FETCH_HOLD_MS at most, and a lane takes everything queued once it is free. A lane is
- * serial, so offsets are still committed after their commands are answered, and in order. Work
+ * but MAX_FETCH_HOLD_MS at most, and a lane takes what queued once it is free, MAX_TAKEN_COMMANDS
+ * at a time. Lanes pause partitions while they hold MAX_QUEUED_BYTES. A lane is serial, so offsets are still committed after their commands are answered, and in order. Work
  * that fails drops what is queued behind it and seeks its partition back to its first command,
  * so that nothing is ever committed past it.
  */
@@ -74,27 +96,63 @@ export function partitionLanes(
   let owned: Record<string, number[]> | undefined;
   let stopping = false;
 
+  /** The heap the commands queued on every lane take, as counted by heapBytes. */
+  let queuedBytes = 0;
+
   const laneOf = (topic: string, partition: number): Lane => {
     const key = `${topic}\u0000${String(partition)}`;
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = { topic, partition, queue: [], queuedBytes: 0, done: [], epoch: 0 };
+      lane = { topic, partition, queue: [], queuedBytes: 0, epoch: 0 };
       lanes.set(key, lane);
     }
     return lane;
   };
 
-  /** Empties the lane's queue; returns the resolvers of those waiting for what it held. */
-  const clear = (lane: Lane): (() => void)[] => {
-    lane.queue = [];
-    lane.queuedBytes = 0;
+  const resume = (lane: Lane) => {
     lane.resume?.();
     lane.resume = undefined;
-    return lane.done.splice(0);
   };
   /** Empties the lane's queue and lets those waiting for what it held go on. */
   const release = (lane: Lane) => {
-    for (const resolve of clear(lane)) resolve();
+    const queued = lane.queue;
+    lane.queue = [];
+    queuedBytes -= lane.queuedBytes;
+    lane.queuedBytes = 0;
+    resume(lane);
+    for (const { done } of queued) done();
+  };
+  /**
+   * The lane's next commands in order, MAX_TAKEN_COMMANDS and MAX_TAKEN_BYTES at most (one at
+   * least), with the payload of the last, and the batches they finish.
+   */
+  const take = (lane: Lane) => {
+    const messages: KafkaMessage[] = [];
+    const finished: (() => void)[] = [];
+    let payload: EachBatchPayload | undefined;
+    let bytes = 0;
+    for (const queued of lane.queue) {
+      let count = 0;
+      for (const { value } of queued.messages) {
+        const size = value?.length ?? 0;
+        const full = messages.length + count === MAX_TAKEN_COMMANDS;
+        if (full || (messages.length + count > 0 && bytes + size > MAX_TAKEN_BYTES)) break;
+        bytes += size;
+        count++;
+      }
+      if (count === 0) break;
+      const taken = queued.messages.splice(0, count);
+      const heap = taken.reduce((total, message) => total + heapBytes(message), 0);
+      lane.queuedBytes -= heap;
+      queuedBytes -= heap;
+      messages.push(...taken);
+      payload = queued.payload;
+      if (queued.messages.length > 0) break;
+      finished.push(queued.done);
+    }
+    lane.queue.splice(0, finished.length);
+    if (lane.queue.length === 0) resume(lane);
+    return payload === undefined ? undefined : { messages, payload, finished };
   };
   const drop = (lane: Lane) => {
     lane.epoch++;
@@ -129,22 +187,18 @@ export function partitionLanes(
   };
 
   const runLane = async (lane: Lane) => {
-    while (lane.queue.length > 0 && !stopping) {
-      const taken = lane.queue;
-      const answered = clear(lane);
-      const payload = taken.at(-1);
-      if (payload === undefined) continue;
+    for (let taken = take(lane); taken !== undefined && !stopping; taken = take(lane)) {
       const work: LaneWork = {
         topic: lane.topic,
         partition: lane.partition,
-        messages: taken.flatMap(({ batch }) => batch.messages),
-        payload,
+        messages: taken.messages,
+        payload: taken.payload,
       };
       epochOf.set(work, lane.epoch);
       await answer(work, self).catch((error: unknown) => {
         failed(lane, work, error);
       });
-      for (const resolve of answered) resolve();
+      for (const done of taken.finished) done();
     }
     lane.run = undefined;
   };
@@ -165,11 +219,14 @@ export function partitionLanes(
         return Promise.resolve();
       }
       const lane = laneOf(topic, partition);
-      lane.queue.push(payload);
-      lane.queuedBytes += messages.reduce((total, { value }) => total + (value?.length ?? 0), 0);
+      const heap = messages.reduce((total, message) => total + heapBytes(message), 0);
+      lane.queuedBytes += heap;
+      queuedBytes += heap;
       lane.next = BigInt(last.offset) + 1n;
-      if (lane.queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
-      const answered = new Promise<void>((resolve) => lane.done.push(resolve));
+      if (queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
+      const answered = new Promise<void>((done) => {
+        lane.queue.push({ payload, messages: [...messages], done });
+      });
       lane.run ??= runLane(lane);
       return Promise.race([answered, sleep(MAX_FETCH_HOLD_MS)]);
     },
@@ -192,4 +249,13 @@ export function partitionLanes(
     },
   };
   return self;
+}
+
+/** The heap a command queued takes, about: its bytes and kafkajs's objects around them. */
+function heapBytes({ key, value, headers }: KafkaMessage): number {
+  let bytes = MESSAGE_HEAP_BYTES + (key?.length ?? 0) + (value?.length ?? 0);
+  for (const header of Object.values(headers ?? {})) {
+    for (const item of [header].flat()) bytes += item?.length ?? 0;
+  }
+  return bytes;
 }

@@ -35,6 +35,7 @@ export interface Writer {
  * leaving the group holds its partitions this long.
  */
 export const SESSION_TIMEOUT_MS = 6_000;
+const MAX_FETCH_BYTES = 2 << 20;
 
 export async function startWriter(options: WriterOptions): Promise<Writer> {
   const topics = options.topics ?? TOPICS;
@@ -51,6 +52,9 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     // disconnect() waits for the fetch in flight.
     heartbeatInterval: 100,
     maxWaitTimeInMs: 250,
+    // kafkajs's default of 10 MiB decodes into some 100 MiB of message objects when commands are
+    // small; the partition lanes bound what waits beyond one fetch.
+    maxBytes: MAX_FETCH_BYTES,
   });
   const admin = kafka.admin();
   const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { aPlant } from '../support/plants.ts';
+import { metric, parseMetrics } from '../support/metrics.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
+import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
+
+const BACKLOG = 150_000;
+const PER_SEND = 5_000;
+
+describe('A writer process started behind a backlog', () => {
+  it('When commands piled up while no writer ran, then a writer on the production heap answers every one in bounded batches, and a command sent after them is answered', async () => {
+    const harness = await startTestWriter({ writer: false });
+    const services = serviceProcesses(harness);
+    const { producer, topics } = harness;
+    for (let sent = 0; sent < BACKLOG; sent += PER_SEND) {
+      await producer.send({
+        topic: topics.create,
+        messages: Array.from({ length: PER_SEND }, () => {
+          const plant = aPlant();
+          return {
+            key: String(plant.id),
+            value: plant.body,
+            headers: replyHeaders(topics.replies, int32(0)),
+          };
+        }),
+      });
+    }
+
+    const writer = await services.startWriter('writer');
+    const replies = await harness.received(topics.replies, BACKLOG);
+    const late = aPlant();
+    await harness.sendCommand(String(late.id), late.body);
+    const answer = await harness.arrival(
+      topics.replies,
+      ({ value }) => value?.toString().includes(`"name":"${late.name}"`) ?? false,
+    );
+
+    expect(writer.isRunning()).toBe(true);
+    expect(
+      replies.slice(0, BACKLOG).every(({ message }) => message.value?.includes('"status":200')),
+    ).toBe(true);
+    expect(JSON.parse(answer.message.value?.toString() ?? '')).toEqual({
+      status: 200,
+      plant: late.answer,
+    });
+    const scraped = parseMetrics(await (await fetch(`${writerHealthUrl(writer)}/metrics`)).text());
+    const batches = metric(scraped, 'plant_store_writer_batch_size_count');
+    const withinBound = metric(scraped, 'plant_store_writer_batch_size_bucket', { le: '500' });
+    expect(batches).toBeGreaterThan(0);
+    expect(withinBound).toBe(batches);
+  });
+});
