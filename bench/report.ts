@@ -41,8 +41,6 @@ export interface Report {
     gateways: number;
     sequential: number;
     repeat: number;
-    /** The measured load's creates per second over all connections; as fast as answered when absent. */
-    rate?: number | undefined;
     preload: number;
     store: string;
     logLevel: string;
@@ -73,7 +71,6 @@ export function toMarkdown(report: Report): string {
     `# Benchmark ${report.startedAt}`,
     '',
     `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
-      (settings.rate === undefined ? '' : `paced at ${String(settings.rate)} creates/s, `) +
       `${settings.partitions} partitions, ` +
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
       `store ${settings.store}, services logging at ${settings.logLevel}` +

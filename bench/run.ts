@@ -45,7 +45,6 @@ const { values } = parseArgs({
     gateways: { type: 'string', default: '1' },
     variants: { type: 'string', default: 'ceiling,direct,e2e,nestjs' },
     repeat: { type: 'string', default: '1' },
-    rate: { type: 'string' },
     store: { type: 'string' },
     soak: { type: 'string', default: '0' },
     preload: { type: 'string', default: '0' },
@@ -64,7 +63,6 @@ const sequential = Number(values.sequential);
 const soakSeconds = Number(values.soak);
 const preload = Number(values.preload);
 const repeat = Number(values.repeat);
-const rate = values.rate === undefined ? undefined : Number(values.rate);
 const startedAt = new Date().toISOString().replaceAll(':', '-');
 const dir = join(stateRoot, 'bench', startedAt);
 const logDir = join(dir, 'logs');
@@ -211,7 +209,6 @@ async function measure(
         : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
     ]);
     const machineSampler = sampleMachine();
-    const paced = retrying?.overallRate ?? rate;
     const [load, retries] = await Promise.all([
       loadPlants({
         urls,
@@ -219,7 +216,7 @@ async function measure(
         connections,
         duration,
         firstId,
-        ...(paced === undefined ? {} : { overallRate: paced }),
+        ...(retrying?.overallRate === undefined ? {} : { overallRate: retrying.overallRate }),
       }),
       retrying === undefined
         ? null
@@ -321,11 +318,6 @@ if (values.store !== undefined && values.store !== 'sqlite' && values.store !== 
 if (!Number.isInteger(preload) || preload < 0) {
   throw new Error(`--preload takes a number of plants (0 or more); got "${values.preload}"`);
 }
-if (rate !== undefined && !(Number.isInteger(rate) && rate > 0)) {
-  throw new Error(
-    `--rate takes creates per second over all connections (1 or more); got "${String(values.rate)}"`,
-  );
-}
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 30) {
   throw new Error(`--repeat takes a number of repetitions (1 to 30); got "${values.repeat}"`);
 }
@@ -415,7 +407,6 @@ try {
       gateways: Number(values.gateways),
       sequential,
       repeat,
-      rate,
       preload,
       store: `${stack.mongoServer}${values.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
       logLevel: values['log-level'],
