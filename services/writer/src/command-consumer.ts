@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Consumer, KafkaMessage } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
 import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
@@ -19,6 +19,7 @@ import {
   undeliverableReplyCopy,
   type Undeliverable,
 } from './outgoing-messages.ts';
+import { offsetCommits, type OffsetCommits } from './offset-commits.ts';
 import { partitionLanes, type LaneWork, type PartitionLanes } from './partition-lanes.ts';
 import { firstHeader, headerText } from './reply-route.ts';
 
@@ -53,13 +54,16 @@ const PARTITIONS_AT_ONCE = 16;
 /** Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. */
 const INSERTS_AT_ONCE = 2;
 const RETRY_MS = 500;
+/** How long an answered batch waits at most for its commit, shared with the batches answered meanwhile. */
+const COMMIT_INTERVAL_MS = 100;
 
 /** Whether commands that wait for the store or Kafka should go on waiting. */
 type KeepTrying = () => boolean;
 
 /**
  * Consumes create commands a batch per partition: one insert, an indexed read of each id that
- * was stored before, one send of every reply and DLQ copy (acks=all), and only then one commit.
+ * was stored before, one send of every reply and DLQ copy (acks=all), and only then its commit,
+ * in one request with every batch answered within COMMIT_INTERVAL_MS (offset-commits.ts).
  * Each partition's batches are answered in order on a lane of their own, so a slow batch holds
  * only its partition; the batches of several partitions in hand at once share the inserts, the
  * sends and the commits (ids never span partitions, so per-id order holds). A batch that fails
@@ -68,12 +72,26 @@ type KeepTrying = () => boolean;
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
   const roundTrips = sharedRoundTrips(deps);
+  const commits = offsetCommits(COMMIT_INTERVAL_MS, (error, offsets) => {
+    deps.logger.warn(
+      {
+        err: error,
+        offsets: offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })),
+      },
+      'commit of answered batches failed',
+    );
+  });
   const lanes = partitionLanes(
     deps.consumer,
     (work, self) =>
-      withCommandSpans(work, (spans) => answerBatch(work, deps, roundTrips, spans, self)),
+      withCommandSpans(work, (spans) =>
+        answerBatch(work, { ...deps, roundTrips, commits, lanes: self }, spans),
+      ),
     deps.logger,
   );
+  deps.consumer.on(deps.consumer.events.REBALANCING, () => {
+    void commits.flush();
+  });
   deps.consumer.on(deps.consumer.events.GROUP_JOIN, ({ payload }) => {
     lanes.assigned(payload.memberAssignment);
   });
@@ -90,6 +108,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
   return {
     async stop() {
       await Promise.all([lanes.stop(), restarts.stop()]);
+      await commits.flush();
     },
   };
 }
@@ -138,15 +157,15 @@ async function createdOnceStoreAnswers(
   );
 }
 
-/** The next offset of a partition, committed through the payload of the batch it ends. */
-interface Done {
-  payload: EachBatchPayload;
-  offset: string;
-}
-
 interface RoundTrips {
   create(plants: NewPlant[]): Promise<Reply[]>;
-  commit(done: Done): Promise<void>;
+}
+
+/** What answering a batch takes: the consumer's dependencies and the round trips batches share. */
+interface Answering extends CommandConsumerDeps {
+  roundTrips: RoundTrips;
+  commits: OffsetCommits;
+  lanes: PartitionLanes;
 }
 
 /**
@@ -168,35 +187,11 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
     insertNew,
     findByIdAndName: (keys) => deps.store.findByIdAndName(keys),
   };
-  return {
-    create: (plants) => createPlants(plants, store),
-    // Not consumer.commitOffsets(): once the consumer is stopping it drops commits silently, and
-    // a writer stopped with SIGTERM must still commit the batch it just answered.
-    commit: coalescer<Done, undefined>(async (done) => {
-      // Through the newest payload: after kafkajs restarted its consumer, older ones are dead.
-      const newest = done.at(-1);
-      if (newest === undefined) return [];
-      const byTopic = groupByTopic(
-        done.map(({ payload: { batch }, offset }) => [
-          batch.topic,
-          { partition: batch.partition, offset },
-        ]),
-      );
-      await newest.payload.commitOffsetsIfNecessary({
-        topics: byTopic.map(([topic, partitions]) => ({ topic, partitions })),
-      });
-      return done.map(() => undefined);
-    }),
-  };
+  return { create: (plants) => createPlants(plants, store) };
 }
 
-async function answerBatch(
-  work: LaneWork,
-  deps: CommandConsumerDeps,
-  roundTrips: RoundTrips,
-  spans: CommandSpans,
-  lanes: PartitionLanes,
-): Promise<void> {
+async function answerBatch(work: LaneWork, deps: Answering, spans: CommandSpans): Promise<void> {
+  const { roundTrips, lanes } = deps;
   const { messages, payload } = work;
   const last = messages.at(-1);
   if (last === undefined) return;
@@ -252,8 +247,7 @@ async function answerBatch(
     ...(await sentOnceKafkaTakes(work, outgoing, undeliverable, deps, keepTrying)),
   ];
 
-  // Counted once sent (a batch that fails is processed, and counted, again), and before the
-  // commit, which a fetch in flight on the same connection may hold.
+  // Counted once sent: a batch that fails is processed, and counted, again.
   deps.metrics.batchSize.observe(messages.length);
   for (const outcome of counted) deps.metrics.commands.inc({ outcome });
   deps.metrics.deadLetters.inc(decoded.length - valid.length);
@@ -270,11 +264,15 @@ async function answerBatch(
       'reply given up and the command copied to the DLQ',
     );
   }
-  // A partition given away meanwhile is its next owner's to commit; this writer's commit could
-  // move its offset back.
-  if (lanes.current(work)) {
-    await committed(payload, roundTrips, (BigInt(last.offset) + 1n).toString(), deps.logger);
-  }
+  // Not committed if the partition is given away first: its next owner commits it, and this
+  // writer's commit could move its offset back.
+  deps.commits.answered({
+    topic: work.topic,
+    partition: work.partition,
+    offset: (BigInt(last.offset) + 1n).toString(),
+    payload,
+    current: () => lanes.current(work),
+  });
   answered();
   deps.logger.debug({ partition: work.partition, commands: messages.length }, 'batch answered');
 }
@@ -319,25 +317,6 @@ async function sentOnceKafkaTakes(
   );
 }
 
-/**
- * Commits the answered batch. A commit that fails (a rebalance under way) is not worth a retry:
- * the next batch's commit covers this one, or the partition's next owner answers it again, with
- * the same answers.
- */
-async function committed(
-  payload: EachBatchPayload,
-  roundTrips: RoundTrips,
-  offset: string,
-  logger: Logger,
-): Promise<void> {
-  try {
-    await roundTrips.commit({ payload, offset });
-  } catch (error) {
-    const { topic, partition } = payload.batch;
-    logger.warn({ err: error, topic, partition, offset }, 'commit of an answered batch failed');
-  }
-}
-
 function commandLogFields(command: KafkaMessage, spans: CommandSpans) {
   return {
     reqId: headerText(command.headers, HEADERS.requestId),
@@ -359,15 +338,4 @@ function printable(value: Buffer | string | undefined): string | undefined {
   const text = head.toString('latin1');
   const shown = /^[\x20-\x7e]*$/.test(text) ? text : `base64:${head.toString('base64')}`;
   return bytes.length > LOGGED_ID_BYTES ? `${shown}… (${String(bytes.length)} bytes)` : shown;
-}
-
-/** Items grouped by topic, topics in the order first seen, items in their order. */
-function groupByTopic<Item>(entries: readonly (readonly [string, Item])[]): [string, Item[]][] {
-  const byTopic = new Map<string, Item[]>();
-  for (const [topic, item] of entries) {
-    const items = byTopic.get(topic);
-    if (items === undefined) byTopic.set(topic, [item]);
-    else items.push(item);
-  }
-  return [...byTopic];
 }

@@ -47,7 +47,7 @@ export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetric
     }),
     batchDuration: new Histogram({
       name: 'plant_store_writer_batch_duration_seconds',
-      help: 'From a partition batch in hand to its replies sent and its offsets committed',
+      help: 'From a partition batch in hand to its replies sent (its offsets are committed within 100 ms)',
       buckets: LATENCY_BUCKETS,
       registers,
     }),
