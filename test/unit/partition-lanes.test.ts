@@ -49,6 +49,8 @@ function controllableLanes() {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+/** Longer than a lane under load waits before it takes more. */
+const linger = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe('Partition lanes', () => {
   it('When one partition is busy, then another is answered meanwhile, and what queued behind the busy one is taken together once it is free', async () => {
@@ -119,7 +121,7 @@ describe('Partition lanes', () => {
 
     for (let taken = 0; taken < 5; taken++) {
       finish[taken]?.();
-      await settle();
+      await linger();
     }
 
     expect(started.map(({ work }) => work.messages.length)).toEqual([1, 500, 500, 102, 1]);
@@ -127,6 +129,23 @@ describe('Partition lanes', () => {
       [busy, backlog, backlog, large, large].map(({ payload }) => payload),
     );
     expect(started.flatMap(({ offsets }) => offsets)).toEqual(['0', ...range(1, 1_103)]);
+  });
+
+  it('When a lane answered more than one command, then it waits a moment before it takes more, so that more queue; after a lone command it takes the next at once', async () => {
+    const { lanes, finish, offsets } = controllableLanes();
+    for (const batch of [batchAt(0, ['1']), batchAt(0, ['2', '3']), batchAt(0, ['4'])]) {
+      await lanes.accept(batch.payload);
+    }
+
+    finish[0]?.();
+    await settle();
+    expect(offsets()).toEqual(['0:1', '0:2,3,4']);
+    await lanes.accept(batchAt(0, ['5']).payload);
+    finish[1]?.();
+    await settle();
+    expect(offsets()).toEqual(['0:1', '0:2,3,4']);
+    await linger();
+    expect(offsets()).toEqual(['0:1', '0:2,3,4', '0:5']);
   });
 
   it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {
