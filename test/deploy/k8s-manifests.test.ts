@@ -36,6 +36,7 @@ const CUSTOM_KINDS: readonly CustomKind[] = [
   'KafkaUser',
   'ScaledObject',
   'TriggerAuthentication',
+  'PrometheusRule',
 ];
 
 describe('deploy/k8s', () => {
@@ -128,7 +129,7 @@ describe('deploy/k8s', () => {
     return checkJsonSchema(checks, ['--schemafile', schema, ...files]);
   }
 
-  it('When the KafkaTopics, the KafkaUsers, the ScaledObject and its TriggerAuthentication are validated against the Strimzi and KEDA CRD schemas, then they pass', async () => {
+  it('When the KafkaTopics, the KafkaUsers, the ScaledObject, its TriggerAuthentication and the PrometheusRule are validated against the Strimzi, KEDA and Prometheus Operator CRD schemas, then they pass', async () => {
     for (const kind of CUSTOM_KINDS) {
       const run = await customResourceCheck(kind, resourcesOf(checks.manifests, kind));
 

@@ -50,6 +50,9 @@ describe('GET /metrics on the gateway', () => {
     expect(sends).toBeLessThanOrEqual(4);
     expect(metric(samples, 'plant_store_gateway_replies_waiting')).toBe(0);
     expect(metric(samples, 'plant_store_gateway_reply_timeouts_total')).toBe(0);
+    // The bounds alerts compare with, as the test gateway sets them (its event-loop check is off).
+    expect(metric(samples, 'plant_store_gateway_max_in_flight')).toBe(1_000);
+    expect(metric(samples, 'plant_store_gateway_max_event_loop_delay_seconds')).toBe(0);
     expect(
       samples.find(({ name }) => name === 'process_resident_memory_bytes')?.labels,
     ).toMatchObject({ service: 'gateway' });

@@ -48,6 +48,7 @@ function isCustomResourceDefinition(value: unknown): value is CustomResourceDefi
  */
 function strict(schema: Schema): Schema {
   const result: Schema = { ...schema };
+  if (typeof result.pattern === 'string') result.pattern = withoutInlineFlags(result.pattern);
   if (result.nullable === true && typeof result.type === 'string') {
     result.type = [result.type, 'null'];
   }
@@ -66,6 +67,31 @@ function strict(schema: Schema): Schema {
   for (const key of ['items', 'additionalProperties'] as const) {
     const child = result[key];
     if (typeof child === 'object' && child !== null) result[key] = strict(child as Schema);
+  }
+  return result;
+}
+
+/**
+ * Go's RE2 takes inline flags anywhere (`^(?i)(abort|warn)?$`, in the Prometheus Operator's
+ * PrometheusRule CRD); check-jsonschema checks patterns as ECMAScript regular expressions, which
+ * have none. A leading case-insensitive flag is spelt out instead: each letter outside a class
+ * becomes both of its cases (`[aA]`).
+ */
+function withoutInlineFlags(pattern: string): string {
+  const flagged = /^\^\(\?i\)/.exec(pattern);
+  if (flagged === null) return pattern;
+  let result = '^';
+  let inClass = false;
+  for (let index = flagged[0].length; index < pattern.length; index++) {
+    const char = pattern.charAt(index);
+    if (char === '\\') {
+      result += char + pattern.charAt(++index);
+      continue;
+    }
+    if (char === '[') inClass = true;
+    if (char === ']') inClass = false;
+    const both = char.toLowerCase() + char.toUpperCase();
+    result += !inClass && /^[a-z]{2}$/i.test(both) && both[0] !== both[1] ? `[${both}]` : char;
   }
   return result;
 }

@@ -170,6 +170,13 @@ export interface TriggerAuthentication extends Resource {
     secretTargetRef?: { parameter: string; name: string; key: string }[];
   };
 }
+export interface RuleGroup {
+  name: string;
+  rules: ({ record: string } | { alert: string; annotations?: Record<string, string> })[];
+}
+export interface PrometheusRule extends Resource {
+  spec: { groups: RuleGroup[] };
+}
 interface Kinds {
   ConfigMap: ConfigMap;
   Secret: Secret;
@@ -178,6 +185,7 @@ interface Kinds {
   KafkaUser: KafkaUser;
   ScaledObject: ScaledObject;
   TriggerAuthentication: TriggerAuthentication;
+  PrometheusRule: PrometheusRule;
 }
 
 export interface ManifestFile {

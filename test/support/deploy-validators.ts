@@ -23,6 +23,16 @@ const KEDA = {
   },
 };
 
+/** The Prometheus Operator's PrometheusRule CRD, from its Go module (the checksum database's hash). */
+const PROMETHEUS_OPERATOR = {
+  module: 'github.com/prometheus-operator/prometheus-operator',
+  version: 'v0.85.0',
+  sum: 'h1:M5xLCLEoaW2IJfnuCwFzzpL+jSVQu3KGT84Pye+fW8s=',
+  paths: {
+    PrometheusRule: 'example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml',
+  },
+};
+
 /**
  * Strimzi's KafkaTopic and KafkaUser CRDs, as Strimzi generates them from its API classes into the
  * test jar of its `api` artifact. 0.51.0 is the last release whose jars carry them (1.x generates
@@ -45,6 +55,7 @@ const CRD_FILES = {
   TriggerAuthentication: join('crds', 'triggerauthentications.keda.sh.yaml'),
   KafkaTopic: join('crds', 'kafkatopics.kafka.strimzi.io.yaml'),
   KafkaUser: join('crds', 'kafkausers.kafka.strimzi.io.yaml'),
+  PrometheusRule: join('crds', 'prometheusrules.monitoring.coreos.com.yaml'),
 };
 
 export type CustomKind = keyof typeof CRD_FILES;
@@ -70,7 +81,12 @@ export async function deployValidators(): Promise<DeployValidators> {
     );
   }
   const version = pythonVersion();
-  const pins = JSON.stringify([await readFile(REQUIREMENTS, 'utf8'), KEDA, STRIMZI]);
+  const pins = JSON.stringify([
+    await readFile(REQUIREMENTS, 'utf8'),
+    KEDA,
+    STRIMZI,
+    PROMETHEUS_OPERATOR,
+  ]);
   const digest = createHash('sha256').update(pins).digest('hex').slice(0, 16);
   // A venv links to its Python: another version of python3 gets a venv of its own.
   const name = `deploy-validators-${digest}-py${version}`;
@@ -78,7 +94,8 @@ export async function deployValidators(): Promise<DeployValidators> {
   const home = await provisionOnce(cacheRoot(), name, async (dir) => {
     await installValidators(join(dir, 'venv'), logFile);
     await mkdir(join(dir, 'crds'));
-    await downloadKedaCrds(dir, logFile);
+    for (const source of [KEDA, PROMETHEUS_OPERATOR])
+      await downloadGoModuleCrds(source, dir, logFile);
     await downloadStrimziCrds(dir, logFile);
   });
   return {
@@ -103,19 +120,29 @@ async function installValidators(venv: string, logFile: string): Promise<void> {
   );
 }
 
-async function downloadKedaCrds(dir: string, logFile: string): Promise<void> {
+/** CRDs kept in a Go module: the module is downloaded, checked against its pinned hash, and read. */
+async function downloadGoModuleCrds(
+  source: {
+    module: string;
+    version: string;
+    sum: string;
+    paths: Partial<Record<CustomKind, string>>;
+  },
+  dir: string,
+  logFile: string,
+): Promise<void> {
   const output = await runLogged(
     'go',
-    ['mod', 'download', '-json', `${KEDA.module}@${KEDA.version}`],
+    ['mod', 'download', '-json', `${source.module}@${source.version}`],
     { cwd: dir, logFile },
   );
   const download = JSON.parse(output) as { Dir?: string; Sum?: string; Error?: string };
-  if (download.Dir === undefined || download.Sum !== KEDA.sum) {
+  if (download.Dir === undefined || download.Sum !== source.sum) {
     throw new Error(
-      `${KEDA.module}@${KEDA.version}: expected ${KEDA.sum}, got ${download.Sum ?? download.Error ?? output}`,
+      `${source.module}@${source.version}: expected ${source.sum}, got ${download.Sum ?? download.Error ?? output}`,
     );
   }
-  for (const [kind, path] of Object.entries(KEDA.paths)) {
+  for (const [kind, path] of Object.entries(source.paths)) {
     await copyFile(join(download.Dir, path), join(dir, CRD_FILES[kind as CustomKind]));
   }
 }

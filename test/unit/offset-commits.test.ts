@@ -122,7 +122,7 @@ describe('Offset commits', () => {
 
   it('When a commit is in flight, then the next waits for it, so that offsets go out in order', async () => {
     const order: string[] = [];
-    let release = () => {
+    let release: () => void = () => {
       throw new Error('the first commit was not sent');
     };
     const slow = aPayload(

@@ -34,7 +34,10 @@ describe('Writer commit of the batch in hand while stopping', () => {
       store,
       topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
       logger: createLogger('writer', 'silent'),
-      metrics: writerMetrics(() => Promise.resolve([])),
+      metrics: writerMetrics(
+        () => Promise.resolve([]),
+        () => true,
+      ),
     });
 
     let running = true;

@@ -7,7 +7,13 @@ import { fakeConsumer } from '../support/fake-consumer.ts';
 
 async function probes(health: ReturnType<typeof consumerHealth>) {
   const server = await startHealthServer(
-    { metrics: writerMetrics(() => Promise.resolve([])), ...health },
+    {
+      metrics: writerMetrics(
+        () => Promise.resolve([]),
+        () => true,
+      ),
+      ...health,
+    },
     { host: '127.0.0.1', port: 0, logger: createLogger('writer', 'silent') },
   );
   onTestFinished(() => server.close());

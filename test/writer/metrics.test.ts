@@ -83,6 +83,10 @@ describe('The writer’s metrics, health and readiness port', () => {
     // The repeat and the conflict of id 1 came after it was stored: they read it back.
     expect(storeTrips('find')).toBeGreaterThanOrEqual(1);
     expect(metric(samples, 'plant_store_writer_store_retries_total')).toBe(0);
+    expect(metric(samples, 'plant_store_writer_ready')).toBe(1);
+    // Every command got its reply, the invalid ones too, each within the test's few seconds.
+    expect(metric(samples, 'plant_store_writer_reply_delay_seconds_count')).toBe(6);
+    expect(metric(samples, 'plant_store_writer_reply_delay_seconds_bucket', { le: '5' })).toBe(6);
     expect(
       samples.find(({ name }) => name === 'process_cpu_user_seconds_total')?.labels,
     ).toMatchObject({ service: 'writer' });
@@ -135,8 +139,13 @@ describe('The writer’s metrics, health and readiness port', () => {
 
     const stopped = writer.stop();
     const readiness = await fetch(`${url}/readyz`);
+    const ready = metric(
+      parseMetrics(await (await fetch(`${url}/metrics`)).text()),
+      'plant_store_writer_ready',
+    );
     await stopped;
 
+    expect(ready).toBe(0);
     expect(readiness.status).toBe(503);
     expect(readiness.headers.get('retry-after')).toBe('1');
     expect(await readiness.json()).toEqual({ error: 5030, message: 'Not ready: shutting down' });

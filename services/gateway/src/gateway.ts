@@ -50,7 +50,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const topics = options.topics ?? TOPICS;
   await ensureTopics(options.kafka, topics, options.partitions, ['create', 'replies']);
   const waiter = replyWaiter();
-  const metrics = gatewayMetrics(() => waiter.waiting);
+  const metrics = gatewayMetrics(() => waiter.waiting, {
+    maxInFlight: options.maxInFlight,
+    maxEventLoopDelayMs: options.maxEventLoopDelayMs,
+  });
   let stopped: Promise<void> | undefined;
   let closing = false;
   const app = await buildApp({
@@ -111,7 +114,10 @@ export function baselineApp(options: {
     requestTimeoutMs: HTTP_DEFAULTS.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
     creates: createsWith(options.createPlant),
-    metrics: gatewayMetrics(() => 0),
+    metrics: gatewayMetrics(() => 0, {
+      maxInFlight: 0,
+      maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
+    }),
     topics: TOPICS,
     notReadyReason: () => undefined,
     isStopping: () => false,

@@ -9,10 +9,26 @@ export interface GatewayMetrics {
   readonly produceDuration: Histogram<'outcome'>;
 }
 
+/** The bounds the gateway refuses creates beyond, exported so that alerts compare with them. */
+export interface GatewayBounds {
+  maxInFlight: number;
+  maxEventLoopDelayMs: number;
+}
+
 /** The gateway's Prometheus metrics; `waiting` is read at each scrape. */
-export function gatewayMetrics(waiting: () => number): GatewayMetrics {
+export function gatewayMetrics(waiting: () => number, bounds: GatewayBounds): GatewayMetrics {
   const registry = serviceRegistry('gateway');
   const registers = [registry];
+  new Gauge({
+    name: 'plant_store_gateway_max_in_flight',
+    help: 'MAX_IN_FLIGHT: creates waiting for a reply beyond which the gateway answers 503',
+    registers,
+  }).set(bounds.maxInFlight);
+  new Gauge({
+    name: 'plant_store_gateway_max_event_loop_delay_seconds',
+    help: 'MAX_EVENT_LOOP_DELAY_MS in seconds: mean event-loop delay beyond which the gateway answers 503 (0: off)',
+    registers,
+  }).set(bounds.maxEventLoopDelayMs / 1000);
   new Gauge({
     name: 'plant_store_gateway_replies_waiting',
     help: 'Create requests published and waiting for a writer to reply (bounded by MAX_IN_FLIGHT)',

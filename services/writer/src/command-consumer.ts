@@ -46,6 +46,7 @@ export interface CommandConsumerDeps {
     | 'storeRetries'
     | 'undeliverableReplies'
     | 'sendRetries'
+    | 'replyDelay'
   >;
 }
 
@@ -248,6 +249,7 @@ async function answerBatch(work: LaneWork, deps: Answering, spans: CommandSpans)
   ];
 
   // Counted once sent: a batch that fails is processed, and counted, again.
+  observeReplyDelays(outgoing, givenUp, deps.metrics.replyDelay);
   deps.metrics.batchSize.observe(messages.length);
   for (const outcome of counted) deps.metrics.commands.inc({ outcome });
   deps.metrics.deadLetters.inc(decoded.length - valid.length);
@@ -315,6 +317,24 @@ async function sentOnceKafkaTakes(
       );
     },
   );
+}
+
+/** How long each command that got its reply waited for it, from its Kafka timestamp. */
+function observeReplyDelays(
+  outgoing: readonly Outgoing[],
+  givenUp: readonly Undeliverable[],
+  replyDelay: WriterMetrics['replyDelay'],
+): void {
+  const now = Date.now();
+  const notAnswered = new Set(givenUp.map(({ command }) => command));
+  for (const { command } of outgoing) {
+    const producedAt = Number(command?.timestamp);
+    // A timestamp of -1 means none (Kafka's NO_TIMESTAMP).
+    const stamped = Number.isFinite(producedAt) && producedAt >= 0;
+    if (command === undefined || notAnswered.has(command) || !stamped) continue;
+    // A producer's clock ahead of this writer's reads as no wait at all.
+    replyDelay.observe(Math.max(0, now - producedAt) / 1000);
+  }
 }
 
 function commandLogFields(command: KafkaMessage, spans: CommandSpans) {

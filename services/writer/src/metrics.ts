@@ -19,12 +19,24 @@ export interface WriterMetrics {
   readonly storeRetries: Counter;
   readonly undeliverableReplies: Counter<'reason'>;
   readonly sendRetries: Counter;
+  readonly replyDelay: Histogram;
 }
 
-/** The writer's Prometheus metrics; `lags` is asked at each scrape. */
-export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetrics {
+/** The writer's Prometheus metrics; `lags` and `ready` are asked at each scrape. */
+export function writerMetrics(
+  lags: () => Promise<PartitionLag[]>,
+  ready: () => boolean,
+): WriterMetrics {
   const registry = serviceRegistry('writer');
   const registers = [registry];
+  new Gauge({
+    name: 'plant_store_writer_ready',
+    help: '1 while the writer takes commands (what /readyz answers 200 for), else 0',
+    registers,
+    collect() {
+      this.set(ready() ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'plant_store_writer_consumer_lag',
     help: 'Create commands on a partition this writer owns that its group has not committed yet',
@@ -83,6 +95,12 @@ export function writerMetrics(lags: () => Promise<PartitionLag[]>): WriterMetric
     sendRetries: new Counter({
       name: 'plant_store_writer_send_retries_total',
       help: 'Batches whose replies or DLQ copies Kafka did not take and that waited, unanswered and uncommitted',
+      registers,
+    }),
+    replyDelay: new Histogram({
+      name: 'plant_store_writer_reply_delay_seconds',
+      help: 'From a command’s Kafka timestamp to its reply sent: how long its producer waited',
+      buckets: LATENCY_BUCKETS,
       registers,
     }),
   };

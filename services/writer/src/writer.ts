@@ -57,8 +57,11 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     maxBytes: MAX_FETCH_BYTES,
   });
   const admin = kafka.admin();
-  const metrics = writerMetrics(consumerLag(admin, consumer, groupId, logger));
   const health = consumerHealth(consumer);
+  const metrics = writerMetrics(
+    consumerLag(admin, consumer, groupId, logger),
+    () => health.notReadyReason() === undefined,
+  );
   let stopped: Promise<void> | undefined;
   const [sender] = await Promise.all([
     outgoingSender(kafka, logger),

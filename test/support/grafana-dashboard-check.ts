@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
+import { provisionOnce } from '../../deploy/local/provision-cache.ts';
+import { runLogged } from '../../deploy/local/run-logged.ts';
+import { findOnPath } from '../../deploy/local/tools.ts';
+
+const SOURCE = join(projectRoot, 'test', 'support', 'grafana-dashboard-check');
+
+/**
+ * The dashboard checker of `test/support/grafana-dashboard-check` (the Grafana Foundation SDK's
+ * strict decoding), built once per machine and again when its source or pins change.
+ */
+export async function grafanaDashboardCheck(): Promise<string> {
+  if (findOnPath('go') === null) {
+    throw new Error(
+      'Missing go on PATH, needed to build the Grafana dashboard checker (once, then cached) for ' +
+        'test/deploy/dashboard.test.ts: install Go 1.22 or newer (Debian/Ubuntu: apt-get install golang).',
+    );
+  }
+  const sources = await Promise.all(
+    ['go.mod', 'go.sum', 'main.go'].map((file) => readFile(join(SOURCE, file), 'utf8')),
+  );
+  const digest = createHash('sha256').update(sources.join('\0')).digest('hex').slice(0, 16);
+  const name = `grafana-dashboard-check-${digest}`;
+  const logFile = join(cacheRoot(), `${name}.install.log`);
+  const home = await provisionOnce(cacheRoot(), name, async (dir) => {
+    await runLogged('go', ['build', '-trimpath', '-o', join(dir, 'grafana-dashboard-check'), '.'], {
+      cwd: SOURCE,
+      logFile,
+    });
+  });
+  return join(home, 'grafana-dashboard-check');
+}
+
+/** Checks dashboard files; the paths in the output are as given. */
+export function checkDashboards(
+  binary: string,
+  files: readonly string[],
+): { status: number | null; output: string } {
+  const run = spawnSync(binary, files, { encoding: 'utf8', timeout: 60_000 });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
