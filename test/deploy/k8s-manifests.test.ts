@@ -16,6 +16,7 @@ import {
   resourcesOf,
   secretFilesOf,
   withFiles,
+  type Deployment,
   type Resource,
   type SecretData,
 } from '../support/deploy-manifests.ts';
@@ -37,6 +38,7 @@ const CUSTOM_KINDS: readonly CustomKind[] = [
   'ScaledObject',
   'TriggerAuthentication',
   'PrometheusRule',
+  'PodMonitor',
 ];
 
 describe('deploy/k8s', () => {
@@ -129,7 +131,7 @@ describe('deploy/k8s', () => {
     return checkJsonSchema(checks, ['--schemafile', schema, ...files]);
   }
 
-  it('When the KafkaTopics, the KafkaUsers, the ScaledObject, its TriggerAuthentication and the PrometheusRule are validated against the Strimzi, KEDA and Prometheus Operator CRD schemas, then they pass', async () => {
+  it('When the KafkaTopics, the KafkaUsers, the ScaledObject, its TriggerAuthentication, the PrometheusRule and the PodMonitors are validated against the Strimzi, KEDA and Prometheus Operator CRD schemas, then they pass', async () => {
     for (const kind of CUSTOM_KINDS) {
       const run = await customResourceCheck(kind, resourcesOf(checks.manifests, kind));
 
@@ -231,6 +233,29 @@ describe('deploy/k8s', () => {
         'simple',
       ]),
     );
+  });
+
+  it('When the PodMonitors are read, then each selects the pods of one Deployment and scrapes the port and path its Prometheus annotations name', () => {
+    const deployments = resourcesOf(checks.manifests, 'Deployment');
+    const monitors = resourcesOf(checks.manifests, 'PodMonitor');
+
+    expect(monitors.map(({ metadata }) => metadata.name).toSorted()).toEqual(DEPLOYMENTS);
+    for (const monitor of monitors) {
+      const selected = deployments.filter(({ spec }) =>
+        Object.entries(monitor.spec.selector.matchLabels).every(
+          ([key, value]) => spec.template.metadata.labels[key] === value,
+        ),
+      );
+      expect(selected.map(({ metadata }) => metadata.name)).toEqual([monitor.metadata.name]);
+      const [{ spec }] = selected as [Deployment];
+      const annotations = spec.template.metadata.annotations;
+      const [endpoint] = monitor.spec.podMetricsEndpoints;
+      const port = spec.template.spec.containers[0].ports.find(
+        ({ name }) => name === endpoint?.port,
+      );
+      expect(String(port?.containerPort)).toBe(annotations['prometheus.io/port']);
+      expect(endpoint?.path).toBe(annotations['prometheus.io/path']);
+    }
   });
 
   it("When the Deployments sign in to Kafka, then each names a KafkaUser of its own and reads that user's password and the cluster CA from Strimzi's Secrets, mounted read-only", () => {

@@ -131,7 +131,7 @@ export interface Volume {
 export interface Deployment extends Resource {
   spec: {
     template: {
-      metadata: { annotations: Record<string, string> };
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
       spec: { containers: [Container]; volumes?: Volume[] };
     };
   };
@@ -174,6 +174,12 @@ export interface RuleGroup {
   name: string;
   rules: ({ record: string } | { alert: string; annotations?: Record<string, string> })[];
 }
+export interface PodMonitor extends Resource {
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    podMetricsEndpoints: { port: string; path: string }[];
+  };
+}
 export interface PrometheusRule extends Resource {
   spec: { groups: RuleGroup[] };
 }
@@ -186,6 +192,7 @@ interface Kinds {
   ScaledObject: ScaledObject;
   TriggerAuthentication: TriggerAuthentication;
   PrometheusRule: PrometheusRule;
+  PodMonitor: PodMonitor;
 }
 
 export interface ManifestFile {

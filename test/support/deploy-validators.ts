@@ -30,6 +30,7 @@ const PROMETHEUS_OPERATOR = {
   sum: 'h1:M5xLCLEoaW2IJfnuCwFzzpL+jSVQu3KGT84Pye+fW8s=',
   paths: {
     PrometheusRule: 'example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml',
+    PodMonitor: 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
   },
 };
 
@@ -56,6 +57,7 @@ const CRD_FILES = {
   KafkaTopic: join('crds', 'kafkatopics.kafka.strimzi.io.yaml'),
   KafkaUser: join('crds', 'kafkausers.kafka.strimzi.io.yaml'),
   PrometheusRule: join('crds', 'prometheusrules.monitoring.coreos.com.yaml'),
+  PodMonitor: join('crds', 'podmonitors.monitoring.coreos.com.yaml'),
 };
 
 export type CustomKind = keyof typeof CRD_FILES;

@@ -49,8 +49,8 @@ describe('Offset commits', () => {
         {
           topic: 'plants.create',
           partitions: [
-            { partition: 1, offset: '9' },
             { partition: 0, offset: '8' },
+            { partition: 1, offset: '9' },
           ],
         },
         { topic: 'other.create', partitions: [{ partition: 2, offset: '3' }] },
@@ -59,7 +59,7 @@ describe('Offset commits', () => {
     expect(failed).not.toHaveBeenCalled();
   });
 
-  it('When nothing is answered, then nothing is committed, timed or flushed', async () => {
+  it('When what was answered is committed, then nothing more is committed, timed or flushed', async () => {
     const commits = offsetCommits(INTERVAL_MS, vi.fn());
     const { payload, commitOffsetsIfNecessary } = aPayload();
     commits.answered(answered(0, '1', payload));
@@ -100,7 +100,7 @@ describe('Offset commits', () => {
     });
   });
 
-  it('When a commit fails, then it is reported with its offsets, and the next commit goes out', async () => {
+  it('When a commit fails, then it is reported with its offsets, and a newer offset of the partition replaces them', async () => {
     const failed = vi.fn();
     const commits = offsetCommits(INTERVAL_MS, failed);
     const refused = new Error('The group is rebalancing');
@@ -118,6 +118,43 @@ describe('Offset commits', () => {
     expect(next.commitOffsetsIfNecessary).toHaveBeenCalledExactlyOnceWith({
       topics: [{ topic: 'plants.create', partitions: [{ partition: 0, offset: '6' }] }],
     });
+  });
+
+  it('When a commit fails, then the offsets not answered further go out again with the next, through the newest payload', async () => {
+    const failed = vi.fn();
+    const commits = offsetCommits(INTERVAL_MS, failed);
+    const failing = aPayload(() => Promise.reject(new Error('The coordinator is loading')));
+    const next = aPayload();
+
+    commits.answered(answered(0, '4', failing.payload));
+    commits.answered(answered(1, '9', failing.payload));
+    await commits.flush();
+    commits.answered(answered(0, '6', next.payload));
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS);
+
+    expect(next.commitOffsetsIfNecessary).toHaveBeenCalledExactlyOnceWith({
+      topics: [
+        {
+          topic: 'plants.create',
+          partitions: [
+            { partition: 0, offset: '6' },
+            { partition: 1, offset: '9' },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('When closed, then what is answered is committed once, and a failure is not tried again', async () => {
+    const failing = aPayload(() => Promise.reject(new Error('The consumer is disconnected')));
+    const commits = offsetCommits(INTERVAL_MS, vi.fn());
+    commits.answered(answered(0, '4', failing.payload));
+
+    await commits.close();
+    commits.answered(answered(0, '5', failing.payload));
+    await vi.advanceTimersByTimeAsync(10 * INTERVAL_MS);
+
+    expect(failing.commitOffsetsIfNecessary).toHaveBeenCalledOnce();
   });
 
   it('When a commit is in flight, then the next waits for it, so that offsets go out in order', async () => {

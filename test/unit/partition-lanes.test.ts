@@ -227,6 +227,30 @@ describe('Partition lanes', () => {
     expect(offsets()).toEqual(['0:1', '1:10', '1:11,12']);
   });
 
+  it('When a partition is given away after its lane went idle, then the work it last answered is not to be committed', async () => {
+    const { lanes, finish, started } = controllableLanes();
+    await lanes.accept(batchAt(0, ['1']).payload);
+    finish[0]?.();
+    await settle();
+
+    lanes.assigned({ 'plants.create': [1] });
+
+    expect(started[0] && lanes.current(started[0].work)).toBe(false);
+  });
+
+  it('When work fails, then the work its lane answered before is still to be committed', async () => {
+    const { lanes, finish, started } = controllableLanes();
+    await lanes.accept(batchAt(0, ['1']).payload);
+    await lanes.accept(batchAt(0, ['2']).payload);
+    finish[0]?.();
+    await settle();
+
+    finish[1]?.(new Error('the store refused the insert'));
+    await settle();
+
+    expect(started[0] && lanes.current(started[0].work)).toBe(true);
+  });
+
   it('When a batch of a partition given away arrives after the rebalance, then it is not taken', async () => {
     const { lanes, offsets } = controllableLanes();
     const late = batchAt(0, ['4']);

@@ -5,70 +5,121 @@ import { runCommandConsumer } from '../../services/writer/src/command-consumer.t
 import { writerMetrics } from '../../services/writer/src/metrics.ts';
 import type { PlantStore } from '../../services/writer/src/plant-store.ts';
 
+const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };
+const COMMITTED = {
+  topics: [{ topic: 'plants.create', partitions: [{ partition: 2, offset: '6' }] }],
+};
+
+/** A command consumer on a fake kafkajs consumer, and a batch of two commands to hand it. */
+async function consumerWithBatch() {
+  let eachBatch: ((payload: EachBatchPayload) => Promise<void>) | undefined;
+  const listeners = new Map<string, () => void>();
+  const consumer = {
+    subscribe: vi.fn(() => Promise.resolve()),
+    run: vi.fn((config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
+      eachBatch = config.eachBatch;
+      return Promise.resolve();
+    }),
+    commitOffsets: vi.fn(() => Promise.resolve()),
+    seek: vi.fn(),
+    on: vi.fn((event: string, listener: () => void) => listeners.set(event, listener)),
+    events: EVENTS,
+  };
+  const sender = { send: vi.fn(() => Promise.resolve([])), disconnect: vi.fn() };
+  const store: PlantStore = {
+    insertNew: () => Promise.resolve(new Set()),
+    findByIdAndName: () => Promise.resolve(new Map()),
+  };
+  const commands = await runCommandConsumer({
+    consumer: consumer as unknown as Consumer,
+    sender,
+    store,
+    topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
+    logger: createLogger('writer', 'silent'),
+    metrics: writerMetrics(
+      () => Promise.resolve([]),
+      () => true,
+    ),
+  });
+  const state = { running: true };
+  const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());
+  const message = (offset: string): KafkaMessage =>
+    ({
+      offset,
+      timestamp: String(Date.now()),
+      key: Buffer.from(offset),
+      value: Buffer.from(`{"id": ${offset}, "name": "Fern"}`),
+      headers: { kafka_replyTopic: Buffer.from('plants.create.replies') },
+    }) as unknown as KafkaMessage;
+  const payload = {
+    batch: { topic: 'plants.create', partition: 2, messages: [message('4'), message('5')] },
+    isRunning: () => state.running,
+    isStale: () => false,
+    resolveOffset: vi.fn(),
+    pause: vi.fn(() => vi.fn()),
+    commitOffsetsIfNecessary,
+  } as unknown as EachBatchPayload;
+  return {
+    consumer,
+    commands,
+    sender,
+    state,
+    commitOffsetsIfNecessary,
+    listeners,
+    handOver: () => eachBatch?.(payload),
+  };
+}
+
 // kafkajs 2.2.4: consumer.commitOffsets() returns without committing once the consumer is
 // stopping (runner.commitOffsets checks `running`); the batch payload's
 // commitOffsetsIfNecessary(offsets) commits regardless. A writer stopped by SIGTERM in the middle
 // of a batch must still commit it after answering, or the next writer answers it again.
-describe('Writer commit of the batch in hand while stopping', () => {
+describe('Writer commit of the batch in hand', () => {
   it('When the consumer is stopping as a batch is answered, then the batch is committed through its payload', async () => {
-    let eachBatch: ((payload: EachBatchPayload) => Promise<void>) | undefined;
-    const consumer = {
-      subscribe: vi.fn(() => Promise.resolve()),
-      run: vi.fn((config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
-        eachBatch = config.eachBatch;
-        return Promise.resolve();
-      }),
-      commitOffsets: vi.fn(() => Promise.resolve()),
-      seek: vi.fn(),
-      on: vi.fn(),
-      events: { GROUP_JOIN: 'consumer.group_join' },
-    };
-    const sender = { send: vi.fn(() => Promise.resolve([])), disconnect: vi.fn() };
-    const store: PlantStore = {
-      insertNew: () => Promise.resolve(new Set()),
-      findByIdAndName: () => Promise.resolve(new Map()),
-    };
-    await runCommandConsumer({
-      consumer: consumer as unknown as Consumer,
-      sender,
-      store,
-      topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
-      logger: createLogger('writer', 'silent'),
-      metrics: writerMetrics(
-        () => Promise.resolve([]),
-        () => true,
-      ),
-    });
-
-    let running = true;
-    const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());
-    const message = (offset: string): KafkaMessage =>
-      ({
-        offset,
-        key: Buffer.from(offset),
-        value: Buffer.from(`{"id": ${offset}, "name": "Fern"}`),
-        headers: { kafka_replyTopic: Buffer.from('plants.create.replies') },
-      }) as unknown as KafkaMessage;
-    const payload = {
-      batch: { topic: 'plants.create', partition: 2, messages: [message('4'), message('5')] },
-      isRunning: () => running,
-      isStale: () => false,
-      resolveOffset: vi.fn(),
-      commitOffsetsIfNecessary,
-    } as unknown as EachBatchPayload;
+    const { consumer, sender, state, commitOffsetsIfNecessary, handOver } =
+      await consumerWithBatch();
     sender.send.mockImplementation(() => {
-      running = false;
+      state.running = false;
       return Promise.resolve([]);
     });
 
-    await eachBatch?.(payload);
+    await handOver();
 
     await vi.waitFor(() => {
-      expect(commitOffsetsIfNecessary).toHaveBeenCalledWith({
-        topics: [{ topic: 'plants.create', partitions: [{ partition: 2, offset: '6' }] }],
-      });
+      expect(commitOffsetsIfNecessary).toHaveBeenCalledWith(COMMITTED);
     });
     expect(sender.send).toHaveBeenCalled();
     expect(consumer.commitOffsets).not.toHaveBeenCalled();
+  });
+
+  it('When the writer stops just after answering a batch, then its commit is sent before the stop resolves, not at the next interval', async () => {
+    const { commands, sender, commitOffsetsIfNecessary, handOver } = await consumerWithBatch();
+    await handOver();
+    await vi.waitFor(() => {
+      expect(sender.send).toHaveBeenCalled();
+    });
+
+    await commands.stop();
+
+    expect(commitOffsetsIfNecessary).toHaveBeenCalledExactlyOnceWith(COMMITTED);
+  });
+
+  it('When a rebalance starts, then what was answered is committed at once', async () => {
+    const { sender, commitOffsetsIfNecessary, listeners, handOver } = await consumerWithBatch();
+    await handOver();
+    await vi.waitFor(() => {
+      expect(sender.send).toHaveBeenCalled();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commitOffsetsIfNecessary).not.toHaveBeenCalled();
+
+    listeners.get(EVENTS.REBALANCING)?.();
+
+    await vi.waitFor(
+      () => {
+        expect(commitOffsetsIfNecessary).toHaveBeenCalledExactlyOnceWith(COMMITTED);
+      },
+      { timeout: 50, interval: 5 },
+    );
   });
 });

@@ -36,9 +36,19 @@ describe('A writer process started behind a backlog', () => {
     );
 
     expect(writer.isRunning()).toBe(true);
-    expect(
-      replies.slice(0, BACKLOG).every(({ message }) => message.value?.includes('"status":200')),
-    ).toBe(true);
+    const answered = new Set(
+      replies.flatMap(({ message }) => {
+        const reply = JSON.parse(message.value?.toString() ?? '{}') as {
+          status?: number;
+          plant?: { name: string };
+        };
+        return reply.status === 200 && reply.plant !== undefined ? [reply.plant.name] : [];
+      }),
+    );
+    // Every command of the backlog, each by its own plant: not a duplicate answer counted twice
+    // (`replies` goes on filling: the late command's reply is in it by now).
+    answered.delete(late.name);
+    expect(answered.size).toBe(BACKLOG);
     expect(JSON.parse(answer.message.value?.toString() ?? '')).toEqual({
       status: 200,
       plant: late.answer,

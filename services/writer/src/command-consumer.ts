@@ -109,7 +109,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
   return {
     async stop() {
       await Promise.all([lanes.stop(), restarts.stop()]);
-      await commits.flush();
+      await commits.close();
     },
   };
 }

@@ -14,45 +14,71 @@ export interface Answered {
 export interface OffsetCommits {
   /** Commits the offset within the interval, in one request with every other answered meanwhile. */
   answered(answered: Answered): void;
-  /** Commits what is answered now and waits for it: before a stop, or as a rebalance starts. */
+  /** Commits what is answered now and waits for it: as a rebalance starts. */
   flush(): Promise<void>;
+  /** Commits what is answered, once, and then no more: before the consumer disconnects. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  answered: Answered;
+  /** When it was answered, among the others: the newest payload is the last answered one's. */
+  order: number;
 }
 
 /**
  * Commits answered offsets at most once per `intervalMs`, all partitions in one request, one
  * request at a time, and only offsets whose replies were sent. A commit per batch cost the broker
- * about 90 of its 390 requests per 1,000 creates (`docs/performance.md`). What a crash loses is
- * the commit of at most `intervalMs` of answered commands: the next writer answers them again,
- * with the same answers. A commit that fails is reported and not retried: the next one covers it.
+ * about 90 of its 390 requests per 1,000 creates (`docs/performance.md`). A commit that fails is
+ * reported and its offsets go out again with the next one, unless their partition was answered
+ * further or given away meanwhile. What a crash loses is the commit of what was answered since
+ * the last one: the next writer answers those commands again, with the same answers.
  */
 export function offsetCommits(
   intervalMs: number,
   failed: (error: unknown, offsets: readonly Answered[]) => void,
 ): OffsetCommits {
-  /** The newest answered offset of each partition, the most recently answered last. */
-  const pending = new Map<string, Answered>();
+  /** The newest answered offset of each partition. */
+  const pending = new Map<string, Pending>();
+  let order = 0;
   let timer: NodeJS.Timeout | undefined;
   let committing: Promise<void> = Promise.resolve();
+  let closed = false;
 
+  const keyOf = ({ topic, partition }: Answered) => `${topic}\u0000${String(partition)}`;
+  const later = () => {
+    if (!closed) timer ??= setTimeout(() => void flush(), intervalMs);
+  };
   const commit = async () => {
     clearTimeout(timer);
     timer = undefined;
-    const due = [...pending.values()].filter((answered) => answered.current());
+    const due = [...pending.values()].filter(({ answered }) => answered.current());
     pending.clear();
-    const newest = due.at(-1);
+    const newest = due.reduce<Pending | undefined>(
+      (last, each) => (last === undefined || each.order > last.order ? each : last),
+      undefined,
+    );
     if (newest === undefined) return;
     const partitionsByTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const { topic, partition, offset } of due) {
-      const partitions = partitionsByTopic.get(topic) ?? [];
-      partitions.push({ partition, offset });
-      partitionsByTopic.set(topic, partitions);
+    for (const { answered } of due) {
+      const partitions = partitionsByTopic.get(answered.topic) ?? [];
+      partitions.push({ partition: answered.partition, offset: answered.offset });
+      partitionsByTopic.set(answered.topic, partitions);
     }
     try {
-      await newest.payload.commitOffsetsIfNecessary({
+      await newest.answered.payload.commitOffsetsIfNecessary({
         topics: [...partitionsByTopic].map(([topic, partitions]) => ({ topic, partitions })),
       });
     } catch (error) {
-      failed(error, due);
+      failed(
+        error,
+        due.map(({ answered }) => answered),
+      );
+      for (const entry of due) {
+        const key = keyOf(entry.answered);
+        if (!pending.has(key)) pending.set(key, entry);
+      }
+      later();
     }
   };
   const flush = () => {
@@ -62,11 +88,15 @@ export function offsetCommits(
 
   return {
     answered(answered) {
-      const key = `${answered.topic}\u0000${String(answered.partition)}`;
-      pending.delete(key);
-      pending.set(key, answered);
-      timer ??= setTimeout(() => void flush(), intervalMs);
+      pending.set(keyOf(answered), { answered, order: order++ });
+      later();
     },
     flush,
+    async close() {
+      await flush();
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
   };
 }

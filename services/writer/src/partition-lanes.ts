@@ -15,9 +15,10 @@ const MAX_QUEUED_BYTES = 16 << 20;
 const MESSAGE_HEAP_BYTES = 1 << 10;
 /**
  * The most commands, and command bytes, a lane answers together: a backlog is answered in steps,
- * so that no insert holds the store long and no reply batch outgrows what Kafka takes.
+ * so that no insert holds the store long and a lane's replies stay well within one request
+ * (the lanes' replies share a send, which falls back to one send each past what Kafka takes).
  */
-export const MAX_TAKEN_COMMANDS = 500;
+const MAX_TAKEN_COMMANDS = 500;
 const MAX_TAKEN_BYTES = 512 << 10;
 /**
  * How long a batch holds kafkajs's fetch loop at most, waiting to be answered. Under this, the
@@ -47,7 +48,7 @@ export interface PartitionLanes {
   accept(payload: EachBatchPayload): Promise<void>;
   /** After a rebalance: drops what waits for partitions given away, fetches the others past it. */
   assigned(partitionsByTopic: Record<string, number[]>): void;
-  /** False once the work's partition was given away or failed behind it: do not commit it. */
+  /** False once the work's partition was given away, even if it came back: do not commit it. */
   current(work: LaneWork): boolean;
   /** False once stopping: work that waits for the store or Kafka gives up. */
   running(): boolean;
@@ -59,6 +60,8 @@ export interface PartitionLanes {
 interface Queued {
   payload: EachBatchPayload;
   messages: KafkaMessage[];
+  /** The heap the whole batch takes: its messages stay reachable through its payload. */
+  bytes: number;
   /** Resolved once every command of the batch has been answered, or dropped. */
   done: () => void;
 }
@@ -71,8 +74,10 @@ interface Lane {
   queuedBytes: number;
   /** The lane's run while it has work, undefined while idle. */
   run?: Promise<void> | undefined;
-  /** Bumped when the lane's queue is dropped, so that work in hand is not committed. */
+  /** Bumped when the lane's queue is dropped, so that the failure of work in hand is ignored. */
   epoch: number;
+  /** Bumped when the partition is given away, so that work answered before is not committed. */
+  owner: number;
   /**
    * The offset after the last batch queued; unknown once the queue was dropped, until a batch is
    * queued again (a seek past a dropped queue would skip its commands).
@@ -98,6 +103,7 @@ export function partitionLanes(
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
   const epochOf = new WeakMap<LaneWork, number>();
+  const ownerOf = new WeakMap<LaneWork, number>();
   /** The partitions of the last assignment; undefined until the first. */
   let owned: Record<string, number[]> | undefined;
   let stopping = false;
@@ -109,7 +115,7 @@ export function partitionLanes(
     const key = `${topic}\u0000${String(partition)}`;
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = { topic, partition, queue: [], queuedBytes: 0, epoch: 0 };
+      lane = { topic, partition, queue: [], queuedBytes: 0, epoch: 0, owner: 0 };
       lanes.set(key, lane);
     }
     return lane;
@@ -147,13 +153,11 @@ export function partitionLanes(
         count++;
       }
       if (count === 0) break;
-      const taken = queued.messages.splice(0, count);
-      const heap = taken.reduce((total, message) => total + heapBytes(message), 0);
-      lane.queuedBytes -= heap;
-      queuedBytes -= heap;
-      messages.push(...taken);
+      messages.push(...queued.messages.splice(0, count));
       payload = queued.payload;
       if (queued.messages.length > 0) break;
+      lane.queuedBytes -= queued.bytes;
+      queuedBytes -= queued.bytes;
       finished.push(queued.done);
     }
     lane.queue.splice(0, finished.length);
@@ -201,6 +205,7 @@ export function partitionLanes(
         payload: taken.payload,
       };
       epochOf.set(work, lane.epoch);
+      ownerOf.set(work, lane.owner);
       await answer(work, self).catch((error: unknown) => {
         failed(lane, work, error);
       });
@@ -232,7 +237,7 @@ export function partitionLanes(
       lane.next = BigInt(last.offset) + 1n;
       if (queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
       const answered = new Promise<void>((done) => {
-        lane.queue.push({ payload, messages: [...messages], done });
+        lane.queue.push({ payload, messages: [...messages], bytes: heap, done });
       });
       lane.run ??= runLane(lane);
       return Promise.race([answered, sleep(MAX_FETCH_HOLD_MS)]);
@@ -240,13 +245,16 @@ export function partitionLanes(
     assigned(partitionsByTopic) {
       owned = partitionsByTopic;
       for (const lane of lanes.values()) {
+        const kept = partitionsByTopic[lane.topic]?.includes(lane.partition) ?? false;
+        // An idle lane's last work may still wait for its commit.
+        if (!kept) lane.owner++;
         if (lane.run === undefined) continue;
-        if (!partitionsByTopic[lane.topic]?.includes(lane.partition)) drop(lane);
+        if (!kept) drop(lane);
         else if (lane.next !== undefined) seek(lane, lane.next);
       }
     },
     current(work) {
-      return epochOf.get(work) === laneOf(work.topic, work.partition).epoch;
+      return ownerOf.get(work) === laneOf(work.topic, work.partition).owner;
     },
     running: () => !stopping,
     async stop() {
