@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import type { PrometheusRule, RuleGroup } from '../support/deploy-manifests.ts';
-import { promtool, runPromtool } from '../support/promtool.ts';
+import { promtool } from '../support/promtool.ts';
+import { runTool } from '../support/run-tool.ts';
 
 const RULES = 'deploy/prometheus/plant-store.rules.yml';
 const RULE_TESTS = 'deploy/prometheus/plant-store.rules.test.yml';
@@ -51,7 +52,7 @@ describe('The alerting and recording rules (promtool)', () => {
   });
 
   it('When promtool checks the rules file, then every rule is valid', () => {
-    const run = runPromtool(binary, ['check', 'rules', RULES]);
+    const run = runTool(binary, ['check', 'rules', RULES]);
 
     expect(run.output).toContain(
       `SUCCESS: ${String(groups.flatMap(({ rules }) => rules).length)} rules found`,
@@ -60,7 +61,7 @@ describe('The alerting and recording rules (promtool)', () => {
   });
 
   it('When promtool runs the rule tests, then each alert fires on its series and stays silent at its boundaries', () => {
-    const run = runPromtool(binary, ['test', 'rules', RULE_TESTS]);
+    const run = runTool(binary, ['test', 'rules', RULE_TESTS]);
 
     expect(run.output).toContain('SUCCESS');
     expect(run.status).toBe(0);
@@ -103,7 +104,7 @@ describe('The alerting and recording rules (promtool)', () => {
         stringify({ ...tests, rule_files: ['mutated.rules.yml'] }),
       );
 
-      const run = runPromtool(binary, ['test', 'rules', join(scratch, 'mutated.test.yml')]);
+      const run = runTool(binary, ['test', 'rules', join(scratch, 'mutated.test.yml')]);
 
       expect(run.status, alert).toBe(1);
       expect(run.output, alert).toContain(`alertname: ${alert}`);

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { attachGateway } from '../support/gateway.ts';
-import { checkDashboards, grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
+import { grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
 import { metric, parseMetrics, type Sample } from '../support/metrics.ts';
 import { aPlant } from '../support/plants.ts';
-import { promtool, runPromtool } from '../support/promtool.ts';
+import { promtool } from '../support/promtool.ts';
+import { runTool } from '../support/run-tool.ts';
 import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 interface Target {
@@ -110,7 +111,7 @@ async function evaluate(
       ],
     }),
   );
-  const run = runPromtool(binary, ['test', 'rules', join(dir, 'panels.test.yml')]);
+  const run = runTool(binary, ['test', 'rules', join(dir, 'panels.test.yml')]);
   const failed = queries.filter((_, index) => run.output.includes(`alertname: ${alertOf(index)},`));
   return { ...run, failed: failed.map(({ name }) => name) };
 }
@@ -131,7 +132,7 @@ describe('The Grafana dashboard (deploy/grafana/plant-store.json)', () => {
   });
 
   it('When it is decoded strictly into the Grafana Foundation SDK’s dashboard, panel and Prometheus query types, then every field is known and of its type', () => {
-    const run = checkDashboards(checker, [DASHBOARD]);
+    const run = runTool(checker, [DASHBOARD]);
 
     expect(run.output).toBe(`${DASHBOARD}: valid\n`);
     expect(run.status).toBe(0);
@@ -150,7 +151,7 @@ describe('The Grafana dashboard (deploy/grafana/plant-store.json)', () => {
     const file = join(scratch, 'broken.json');
     await writeFile(file, JSON.stringify(broken));
 
-    const run = checkDashboards(checker, [file]);
+    const run = runTool(checker, [file]);
 
     expect(run.output).toContain("unexpected field 'lineWidht'");
     expect(run.output).toMatch(/gridPos\.w: json: cannot unmarshal string/);

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,13 +32,4 @@ export async function grafanaDashboardCheck(): Promise<string> {
     });
   });
   return join(home, 'grafana-dashboard-check');
-}
-
-/** Checks dashboard files; the paths in the output are as given. */
-export function checkDashboards(
-  binary: string,
-  files: readonly string[],
-): { status: number | null; output: string } {
-  const run = spawnSync(binary, files, { encoding: 'utf8', timeout: 60_000 });
-  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }

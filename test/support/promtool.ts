@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
+import { cacheRoot } from '../../deploy/local/paths.ts';
 import { provisionOnce } from '../../deploy/local/provision-cache.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
 import { findOnPath } from '../../deploy/local/tools.ts';
@@ -65,15 +64,4 @@ export async function promtool(): Promise<string> {
     await rm(build, { recursive: true, force: true });
   });
   return join(home, 'bin', 'promtool');
-}
-
-export interface PromtoolRun {
-  status: number | null;
-  output: string;
-}
-
-/** Runs promtool from the project root (the paths in its output are relative to it). */
-export function runPromtool(binary: string, args: readonly string[]): PromtoolRun {
-  const run = spawnSync(binary, args, { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
-  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }

@@ -1,4 +1,5 @@
 import type { EachBatchPayload } from 'kafkajs';
+import { groupByTopic } from './by-topic.ts';
 
 /** The next offset of a partition once a batch of it is answered. */
 export interface Answered {
@@ -59,15 +60,14 @@ export function offsetCommits(
       undefined,
     );
     if (newest === undefined) return;
-    const partitionsByTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const { answered } of due) {
-      const partitions = partitionsByTopic.get(answered.topic) ?? [];
-      partitions.push({ partition: answered.partition, offset: answered.offset });
-      partitionsByTopic.set(answered.topic, partitions);
-    }
+    const byTopic = groupByTopic(
+      due.map(
+        ({ answered: { topic, partition, offset } }) => [topic, { partition, offset }] as const,
+      ),
+    );
     try {
       await newest.answered.payload.commitOffsetsIfNecessary({
-        topics: [...partitionsByTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        topics: byTopic.map(({ topic, items }) => ({ topic, partitions: items })),
       });
     } catch (error) {
       failed(

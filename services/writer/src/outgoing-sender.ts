@@ -8,6 +8,7 @@ import {
   type TopicMessages,
 } from 'kafkajs';
 import { coalescer } from '../../../shared/coalescer.ts';
+import { groupByTopic } from './by-topic.ts';
 import { idempotentProducer } from '../../../shared/idempotent-producer.ts';
 import type { Logger } from '../../../shared/logger.ts';
 
@@ -201,11 +202,6 @@ function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetad
 }
 
 function batchOf(outgoing: readonly Outgoing[]): { topicMessages: TopicMessages[] } {
-  const byTopic = new Map<string, Message[]>();
-  for (const { topic, message } of outgoing) {
-    const messages = byTopic.get(topic);
-    if (messages === undefined) byTopic.set(topic, [message]);
-    else messages.push(message);
-  }
-  return { topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) };
+  const byTopic = groupByTopic(outgoing.map(({ topic, message }) => [topic, message] as const));
+  return { topicMessages: byTopic.map(({ topic, items }) => ({ topic, messages: items })) };
 }

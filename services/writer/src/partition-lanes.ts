@@ -70,8 +70,6 @@ interface Lane {
   topic: string;
   partition: number;
   queue: Queued[];
-  /** The heap its queued commands take (heapBytes). */
-  queuedBytes: number;
   /** The lane's run while it has work, undefined while idle. */
   run?: Promise<void> | undefined;
   /** Bumped when the lane's queue is dropped, so that the failure of work in hand is ignored. */
@@ -92,7 +90,8 @@ interface Lane {
  * duplicate the store re-inserts one by one) held every other partition. Here a batch is queued
  * on its lane and its offset resolved; it holds the fetch loop until it is answered, as before,
  * but MAX_FETCH_HOLD_MS at most, and a lane takes what queued once it is free, MAX_TAKEN_COMMANDS
- * at a time. Lanes pause partitions while they hold MAX_QUEUED_BYTES. A lane is serial, so offsets are still committed after their commands are answered, and in order. Work
+ * at a time. Lanes pause partitions while they hold MAX_QUEUED_BYTES. A lane is serial, so
+ * offsets are still committed after their commands are answered, and in order. Work
  * that fails drops what is queued behind it and seeks its partition back to its first command,
  * so that nothing is ever committed past it.
  */
@@ -102,8 +101,8 @@ export function partitionLanes(
   logger: Logger,
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
-  const epochOf = new WeakMap<LaneWork, number>();
-  const ownerOf = new WeakMap<LaneWork, number>();
+  /** The lane's epoch and owner when the work was taken. */
+  const stampOf = new WeakMap<LaneWork, { epoch: number; owner: number }>();
   /** The partitions of the last assignment; undefined until the first. */
   let owned: Record<string, number[]> | undefined;
   let stopping = false;
@@ -115,7 +114,7 @@ export function partitionLanes(
     const key = `${topic}\u0000${String(partition)}`;
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = { topic, partition, queue: [], queuedBytes: 0, epoch: 0, owner: 0 };
+      lane = { topic, partition, queue: [], epoch: 0, owner: 0 };
       lanes.set(key, lane);
     }
     return lane;
@@ -129,10 +128,11 @@ export function partitionLanes(
   const release = (lane: Lane) => {
     const queued = lane.queue;
     lane.queue = [];
-    queuedBytes -= lane.queuedBytes;
-    lane.queuedBytes = 0;
     resume(lane);
-    for (const { done } of queued) done();
+    for (const { bytes, done } of queued) {
+      queuedBytes -= bytes;
+      done();
+    }
   };
   /**
    * The lane's next commands in order, MAX_TAKEN_COMMANDS and MAX_TAKEN_BYTES at most (one at
@@ -156,7 +156,6 @@ export function partitionLanes(
       messages.push(...queued.messages.splice(0, count));
       payload = queued.payload;
       if (queued.messages.length > 0) break;
-      lane.queuedBytes -= queued.bytes;
       queuedBytes -= queued.bytes;
       finished.push(queued.done);
     }
@@ -186,7 +185,7 @@ export function partitionLanes(
    */
   const failed = (lane: Lane, work: LaneWork, error: unknown) => {
     const first = work.messages[0]?.offset;
-    if (stopping || epochOf.get(work) !== lane.epoch || first === undefined) return;
+    if (stopping || stampOf.get(work)?.epoch !== lane.epoch || first === undefined) return;
     drop(lane);
     logger.error(
       { err: error, topic: lane.topic, partition: lane.partition, offset: first },
@@ -204,8 +203,7 @@ export function partitionLanes(
         messages: taken.messages,
         payload: taken.payload,
       };
-      epochOf.set(work, lane.epoch);
-      ownerOf.set(work, lane.owner);
+      stampOf.set(work, { epoch: lane.epoch, owner: lane.owner });
       await answer(work, self).catch((error: unknown) => {
         failed(lane, work, error);
       });
@@ -232,7 +230,6 @@ export function partitionLanes(
       }
       const lane = laneOf(topic, partition);
       const heap = messages.reduce((total, message) => total + heapBytes(message), 0);
-      lane.queuedBytes += heap;
       queuedBytes += heap;
       lane.next = BigInt(last.offset) + 1n;
       if (queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
@@ -254,7 +251,7 @@ export function partitionLanes(
       }
     },
     current(work) {
-      return ownerOf.get(work) === laneOf(work.topic, work.partition).owner;
+      return stampOf.get(work)?.owner === laneOf(work.topic, work.partition).owner;
     },
     running: () => !stopping,
     async stop() {
