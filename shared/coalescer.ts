@@ -9,21 +9,28 @@ export interface CoalescerOptions {
   maxBatchSize?: number;
   /** How many runs may be in flight at once; a slow run then holds only the calls it carries. */
   concurrency?: number;
+  /**
+   * A run that could start at once waits for the rest of this turn of the event loop
+   * (`setImmediate`): the calls made by everything the same I/O delivered go out together.
+   */
+  gather?: boolean;
 }
 
 /**
  * Coalesces calls without a timer: a call made while fewer than `concurrency` runs are in flight
- * runs at once (no added latency when idle); calls made while they all are wait and then go out
- * together in the next run, so under load each round trip carries everything that queued.
+ * runs at once, or at the end of the event loop's turn when gathering (no timer's latency when
+ * idle); calls made while every run is in flight wait and then go out together in the next run,
+ * so under load each round trip carries everything that queued.
  * `runAll` answers one result per item, in order; each call settles with its own result, or with
  * the error of the run that carried it.
  */
 export function coalescer<Item, Result>(
   runAll: (items: Item[]) => Promise<readonly Result[]>,
-  { maxBatchSize = 500, concurrency = 1 }: CoalescerOptions = {},
+  { maxBatchSize = 500, concurrency = 1, gather = false }: CoalescerOptions = {},
 ): (item: Item) => Promise<Result> {
   const queue: Pending<Item, Result>[] = [];
   let inFlight = 0;
+  let gathering = false;
 
   const drain = async () => {
     inFlight++;
@@ -45,6 +52,15 @@ export function coalescer<Item, Result>(
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (inFlight < concurrency) void drain();
+      if (inFlight >= concurrency || gathering) return;
+      if (!gather) {
+        void drain();
+        return;
+      }
+      gathering = true;
+      setImmediate(() => {
+        gathering = false;
+        if (inFlight < concurrency && queue.length > 0) void drain();
+      });
     });
 }

@@ -96,6 +96,43 @@ describe('Coalescer', () => {
     await expect(slow).resolves.toBe(10);
   });
 
+  it('When gathering, then the calls of one turn of the event loop go out together, after it', async () => {
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { gather: true, concurrency: 2 });
+
+    const sameTurn = [send(1), send(2)];
+    await Promise.resolve();
+    const later = Promise.resolve().then(() => send(3));
+    expect(batches).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(batches).toEqual([[1, 2, 3]]);
+    const nextTurn = send(4);
+    expect(batches).toEqual([[1, 2, 3]]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+    releases.forEach((release) => {
+      release();
+    });
+    await expect(Promise.all([...sameTurn, later, nextTurn])).resolves.toEqual([10, 20, 30, 40]);
+  });
+
+  it('When gathering and every run is busy, then calls wait for a run to end, not for a turn', async () => {
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { gather: true });
+
+    const first = send(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = [send(2), send(3)];
+    releases[0]?.();
+    await first;
+    await Promise.resolve();
+
+    expect(batches).toEqual([[1], [2, 3]]);
+    releases[1]?.();
+    await expect(Promise.all(queued)).resolves.toEqual([20, 30]);
+  });
+
   it('When a run answers fewer results than items, then the unanswered calls fail', async () => {
     const send = coalescer<number, number>(() => Promise.resolve([]));
 

@@ -11,7 +11,7 @@ import {
 } from '../support/writer.ts';
 
 describe('Writer answering several partitions at once', () => {
-  it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once, and commits every partition to its end', async () => {
+  it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once in one insert shared by every partition, and commits every partition to its end', async () => {
     const harness = await startTestWriter({ writer: false });
     const commands = Array.from({ length: PARTITIONS * 10 }, (_, index) => ({
       partition: index % PARTITIONS,
@@ -41,6 +41,13 @@ describe('Writer answering several partitions at once', () => {
     const writer = await startWriter(options);
     const replies = await harness.received(harness.topics.replies, sent.length);
     await writer.stop();
+    const inserts = (await writer.metrics.storeDuration.get()).values.find(
+      ({ metricName, labels }) =>
+        metricName === 'plant_store_writer_store_duration_seconds_count' &&
+        labels.operation === 'insert',
+    );
+    // Fetched together, the partitions' batches are gathered into one insert.
+    expect(inserts?.value).toBe(1);
 
     const byCorrelation = new Map(
       replies.map((reply) => [reply.message.headers?.kafka_correlationId?.toString('hex'), reply]),

@@ -52,7 +52,11 @@ export interface CommandConsumerDeps {
 
 /** How many partitions' batches kafkajs hands over at once; each is queued on its lane. */
 const PARTITIONS_AT_ONCE = 16;
-/** Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. */
+/**
+ * Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. The
+ * batches of one fetch are gathered into one insert, and their replies into one send: per 1,000
+ * creates under load, about 90 produce requests instead of 160 (docs/performance.md).
+ */
 const INSERTS_AT_ONCE = 2;
 const RETRY_MS = 500;
 /** How long an answered batch waits at most for its commit, shared with the batches answered meanwhile. */
@@ -182,7 +186,7 @@ function sharedRoundTrips(deps: CommandConsumerDeps): RoundTrips {
         (plants) => new Set(plants.flatMap(({ id }) => (stored.has(id) ? [id] : []))),
       );
     },
-    { concurrency: INSERTS_AT_ONCE },
+    { concurrency: INSERTS_AT_ONCE, gather: true },
   );
   const store: PlantStore = {
     insertNew,

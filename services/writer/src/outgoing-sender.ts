@@ -79,10 +79,13 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
     }
   };
 
-  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(async (batches) => {
-    const written = await producer.sendBatch(batchOf(batches.flat()));
-    return batches.map(() => written);
-  });
+  const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(
+    async (batches) => {
+      const written = await producer.sendBatch(batchOf(batches.flat()));
+      return batches.map(() => written);
+    },
+    { gather: true },
+  );
   const sendKnown = async (items: readonly Outgoing[]): Promise<Refused[]> => {
     if (items.length === 0) return [];
     try {
