@@ -33,8 +33,9 @@ export interface CommandPublisher {
  * Produces create commands keyed by plant id (murmur2, like the Java client, so every command
  * for one id lands on one partition). Retries are short: a broker that cannot take the command
  * must turn into a 503 well within the HTTP deadline, not into a hang. Under load, commands
- * that queue behind a send in flight go out together in the next one. Idempotent with acks=all:
- * a retry of a send the broker had written is not written twice.
+ * that queue behind a send in flight go out together in the next one, and so do the commands of
+ * the requests one turn of the event loop read. Idempotent with acks=all: a retry of a send the
+ * broker had written is not written twice.
  */
 export async function commandPublisher(
   kafka: Kafka,
@@ -54,16 +55,24 @@ export async function commandPublisher(
   );
   // A command whose request was answered 504 while it waited behind a stuck send is dropped:
   // nobody waits for it, and it would reach the writers long after.
-  const send = coalescer<Pending, boolean>(async (pending) => {
-    const now = Date.now();
-    const messages = pending.flatMap(({ message, deadline }) => (deadline > now ? [message] : []));
-    if (messages.length > 0) {
-      await timed(produceDuration, {}, () =>
-        producer.sendBatch({ timeout: 2_000, topicMessages: [{ topic: topics.create, messages }] }),
+  const send = coalescer<Pending, boolean>(
+    async (pending) => {
+      const now = Date.now();
+      const messages = pending.flatMap(({ message, deadline }) =>
+        deadline > now ? [message] : [],
       );
-    }
-    return pending.map(({ deadline }) => deadline > now);
-  });
+      if (messages.length > 0) {
+        await timed(produceDuration, {}, () =>
+          producer.sendBatch({
+            timeout: 2_000,
+            topicMessages: [{ topic: topics.create, messages }],
+          }),
+        );
+      }
+      return pending.map(({ deadline }) => deadline > now);
+    },
+    { gather: true },
+  );
   return {
     publish: ({ plant, correlationId, requestId, deadline, trace }) =>
       inProducerSpan(trace, topics.create, plant.id.toString(), async (traceHeaders) => {
