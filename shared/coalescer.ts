@@ -11,7 +11,9 @@ export interface CoalescerOptions {
   concurrency?: number;
   /**
    * A run that could start at once waits for the rest of this turn of the event loop
-   * (`setImmediate`): the calls made by everything the same I/O delivered go out together.
+   * (`setImmediate`): the calls made by everything the same I/O delivered usually go out
+   * together (not those a run that ends meanwhile takes first). Tests with fake timers must
+   * leave `setImmediate` real.
    */
   gather?: boolean;
 }
@@ -60,7 +62,7 @@ export function coalescer<Item, Result>(
       gathering = true;
       setImmediate(() => {
         gathering = false;
-        if (inFlight < concurrency && queue.length > 0) void drain();
+        while (inFlight < concurrency && queue.length > 0) void drain();
       });
     });
 }

@@ -99,22 +99,59 @@ describe('Coalescer', () => {
   it('When gathering, then the calls of one turn of the event loop go out together, after it', async () => {
     const { batches, releases, sendAll } = controllableSend();
     const send = coalescer(sendAll, { gather: true, concurrency: 2 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-    const sameTurn = [send(1), send(2)];
-    await Promise.resolve();
-    const later = Promise.resolve().then(() => send(3));
+    // Two callbacks of one turn, as two sockets' data would be: a microtask would split them.
+    const sameTurn = await new Promise<Promise<number>[]>((resolve) => {
+      const calls: Promise<number>[] = [];
+      setImmediate(() => calls.push(send(1)));
+      setImmediate(() => {
+        calls.push(send(2));
+        resolve(calls);
+      });
+    });
     expect(batches).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await turn();
 
-    expect(batches).toEqual([[1, 2, 3]]);
-    const nextTurn = send(4);
-    expect(batches).toEqual([[1, 2, 3]]);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(batches).toEqual([[1, 2, 3], [4]]);
+    expect(batches).toEqual([[1, 2]]);
+    const nextTurn = send(3);
+    expect(batches).toEqual([[1, 2]]);
+    await turn();
+    expect(batches).toEqual([[1, 2], [3]]);
     releases.forEach((release) => {
       release();
     });
-    await expect(Promise.all([...sameTurn, later, nextTurn])).resolves.toEqual([10, 20, 30, 40]);
+    await expect(Promise.all([...sameTurn, nextTurn])).resolves.toEqual([10, 20, 30]);
+  });
+
+  it('When a run ends while calls gather, then it takes them and no empty run follows', async () => {
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { gather: true, concurrency: 2 });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    const first = send(1);
+    await turn();
+    const gathered = send(2);
+    releases[0]?.();
+    await first;
+    await Promise.resolve();
+    expect(batches).toEqual([[1], [2]]);
+    await turn();
+
+    expect(batches).toEqual([[1], [2]]);
+    releases[1]?.();
+    await expect(gathered).resolves.toBe(20);
+  });
+
+  it('When a gathered run fails, then every call it carried fails with its error', async () => {
+    const { releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { gather: true });
+
+    const calls = [send(1), send(2)].map((call) => call.catch((error: unknown) => error));
+    await new Promise((resolve) => setImmediate(resolve));
+    releases[0]?.(new Error('broker down'));
+
+    expect(await Promise.all(calls)).toEqual([new Error('broker down'), new Error('broker down')]);
   });
 
   it('When gathering and every run is busy, then calls wait for a run to end, not for a turn', async () => {

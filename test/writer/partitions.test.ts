@@ -11,7 +11,7 @@ import {
 } from '../support/writer.ts';
 
 describe('Writer answering several partitions at once', () => {
-  it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once in one insert shared by every partition, and commits every partition to its end', async () => {
+  it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once in one insert shared by the partitions one fetch brought, and commits every partition to its end', async () => {
     const harness = await startTestWriter({ writer: false });
     const commands = Array.from({ length: PARTITIONS * 10 }, (_, index) => ({
       partition: index % PARTITIONS,
@@ -46,8 +46,12 @@ describe('Writer answering several partitions at once', () => {
         metricName === 'plant_store_writer_store_duration_seconds_count' &&
         labels.operation === 'insert',
     );
-    // Fetched together, the partitions' batches are gathered into one insert.
-    expect(inserts?.value).toBe(1);
+    // Fetched together, the partitions' batches are gathered into one insert: one per broker
+    // leading some of them (kafkajs fetches each leader apart; one broker here).
+    const admin = harness.kafka.admin();
+    await admin.connect();
+    const { brokers } = await admin.describeCluster();
+    expect(inserts?.value).toBeLessThanOrEqual(Math.min(brokers.length, PARTITIONS));
 
     const byCorrelation = new Map(
       replies.map((reply) => [reply.message.headers?.kafka_correlationId?.toString('hex'), reply]),
@@ -71,8 +75,6 @@ describe('Writer answering several partitions at once', () => {
     });
     expect(await harness.db.collection('plants').countDocuments()).toBe(PARTITIONS * 10 + 1);
 
-    const admin = harness.kafka.admin();
-    await admin.connect();
     const [ends, [committed]] = await Promise.all([
       admin.fetchTopicOffsets(harness.topics.create),
       admin.fetchOffsets({ groupId: options.groupId, topics: [harness.topics.create] }),
