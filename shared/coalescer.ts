@@ -51,18 +51,21 @@ export function coalescer<Item, Result>(
     inFlight--;
   };
 
+  /** Starts as many runs as free slots and queued calls allow (each takes calls at once). */
+  const startRuns = () => {
+    while (inFlight < concurrency && queue.length > 0) void drain();
+  };
+
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (inFlight >= concurrency || gathering) return;
-      if (!gather) {
-        void drain();
-        return;
+      if (!gather) startRuns();
+      else if (!gathering && inFlight < concurrency) {
+        gathering = true;
+        setImmediate(() => {
+          gathering = false;
+          startRuns();
+        });
       }
-      gathering = true;
-      setImmediate(() => {
-        gathering = false;
-        while (inFlight < concurrency && queue.length > 0) void drain();
-      });
     });
 }
