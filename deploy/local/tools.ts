@@ -29,12 +29,13 @@ const ALTERNATIVE =
   'KAFKA_BROKERS and MONGODB_URI at running servers.';
 
 export class MissingToolError extends Error {
-  constructor(missing: readonly Tool[]) {
+  /** `alternative`: what to do instead of installing them, null where nothing else serves. */
+  constructor(missing: readonly Tool[], alternative: string | null = ALTERNATIVE) {
     super(
       [
         `Missing ${missing.map((tool) => tool.command).join(', ')} on PATH:`,
         ...missing.map((tool) => `  - ${tool.command}, for ${tool.neededFor}: ${tool.install}`),
-        ALTERNATIVE,
+        ...(alternative === null ? [] : [alternative]),
       ].join('\n'),
     );
     this.name = 'MissingToolError';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cacheRoot, projectRoot } from '../../deploy/local/paths.ts';
 import { provisionOnce } from '../../deploy/local/provision-cache.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
-import { findOnPath } from '../../deploy/local/tools.ts';
+import { requireGo } from './run-tool.ts';
 
 const SOURCE = join(projectRoot, 'test', 'support', 'grafana-dashboard-check');
 
@@ -13,12 +13,10 @@ const SOURCE = join(projectRoot, 'test', 'support', 'grafana-dashboard-check');
  * strict decoding), built once per machine and again when its source or pins change.
  */
 export async function grafanaDashboardCheck(): Promise<string> {
-  if (findOnPath('go') === null) {
-    throw new Error(
-      'Missing go on PATH, needed to build the Grafana dashboard checker (once, then cached) for ' +
-        'test/deploy/dashboard.test.ts: install Go 1.22 or newer (Debian/Ubuntu: apt-get install golang).',
-    );
-  }
+  requireGo(
+    'building the Grafana dashboard checker (once, then cached) for test/deploy/dashboard.test.ts',
+    '1.22',
+  );
   const sources = await Promise.all(
     ['go.mod', 'go.sum', 'main.go'].map((file) => readFile(join(SOURCE, file), 'utf8')),
   );

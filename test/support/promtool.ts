@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { cacheRoot } from '../../deploy/local/paths.ts';
 import { provisionOnce } from '../../deploy/local/provision-cache.ts';
 import { runLogged } from '../../deploy/local/run-logged.ts';
-import { findOnPath } from '../../deploy/local/tools.ts';
+import { requireGo } from './run-tool.ts';
 
 /** Prometheus's module as the Go module proxy serves it (the checksum database's hash). */
 const PROMETHEUS = {
@@ -17,13 +17,7 @@ const PROMETHEUS = {
  * module and build cache, removed after the build) and kept in the machine's cache.
  */
 export async function promtool(): Promise<string> {
-  if (findOnPath('go') === null) {
-    throw new Error(
-      'Missing go on PATH, needed to build promtool (once, then cached) for the alerting rules ' +
-        'tests (test/deploy/alerting-rules.test.ts): install Go 1.25 or newer ' +
-        '(Debian/Ubuntu: apt-get install golang).',
-    );
-  }
+  requireGo('building promtool (once, then cached) for test/deploy/alerting-rules.test.ts', '1.25');
   const name = `promtool-${PROMETHEUS.version}`;
   const logFile = join(cacheRoot(), `${name}.install.log`);
   const home = await provisionOnce(cacheRoot(), name, async (dir) => {
