@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
 import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
+import { headerText, nextOffset } from '../../../shared/kafka-messages.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { recordReplyArrival } from './request-tracing.ts';
 
@@ -61,9 +62,9 @@ export async function startReplyConsumer(
     autoCommit: false,
     eachBatch: ({ batch }) => {
       const last = batch.messages.at(-1);
-      if (last !== undefined) positions.set(batch.partition, String(BigInt(last.offset) + 1n));
+      if (last !== undefined) positions.set(batch.partition, nextOffset(last.offset));
       for (const message of batch.messages) {
-        const correlationId = message.headers?.[HEADERS.correlationId]?.toString();
+        const correlationId = headerText(message.headers, HEADERS.correlationId);
         if (correlationId === undefined || !waiter.isWaitingFor(correlationId)) continue;
         const reply = decodeReply(message.value);
         if (reply === null) continue;

@@ -6,6 +6,7 @@ import { decodeNewPlant } from '../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import type { Reply } from '../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { firstHeader, headerText, nextOffset } from '../../../shared/kafka-messages.ts';
 import { traceLogFields } from '../../../shared/tracing.ts';
 import { withCommandSpans, type CommandSpans } from './command-spans.ts';
 import { restartAfterCrashes } from './consumer-restarts.ts';
@@ -21,7 +22,6 @@ import {
 } from './outgoing-messages.ts';
 import { offsetCommits, type OffsetCommits } from './offset-commits.ts';
 import { partitionLanes, type LaneWork, type PartitionLanes } from './partition-lanes.ts';
-import { firstHeader, headerText } from './reply-route.ts';
 
 export interface CommandConsumer {
   /** Finishes the work in hand and restarts no more: then the consumer may disconnect. */
@@ -277,7 +277,7 @@ async function answerBatch(work: LaneWork, deps: Answering, spans: CommandSpans)
   deps.commits.answered({
     topic: work.topic,
     partition: work.partition,
-    offset: (BigInt(last.offset) + 1n).toString(),
+    offset: nextOffset(last.offset),
     payload,
     current: () => lanes.current(work),
   });

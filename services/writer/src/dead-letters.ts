@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type IHeaders, type Kafka, type KafkaMessage } from 'kafkajs';
 import { DLQ_READER_GROUP_PREFIX, HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
+import { headerText, nextOffset } from '../../../shared/kafka-messages.ts';
 
 /** A command the writer refused, as it sits on the dead-letter topic. */
 export interface DeadLetter {
@@ -59,7 +60,7 @@ export async function readDeadLetters(
                 const end = remaining.get(partition);
                 if (end === undefined || BigInt(message.offset) >= BigInt(end)) return;
                 letters.push(deadLetter(partition, message));
-                if (BigInt(message.offset) + 1n >= BigInt(end)) remaining.delete(partition);
+                if (nextOffset(message.offset) === end) remaining.delete(partition);
                 if (remaining.size === 0) resolve();
                 return Promise.resolve();
               },
@@ -123,10 +124,7 @@ const DROPPED_ON_REPLAY = [
 
 function deadLetter(partition: number, message: KafkaMessage): DeadLetter {
   const headers = message.headers ?? {};
-  const text = (name: string) => {
-    const value = headers[name];
-    return (Array.isArray(value) ? value[0] : value)?.toString();
-  };
+  const text = (name: string) => headerText(headers, name);
   const code = Number(text(HEADERS.errorCode));
   const value = message.value ?? Buffer.alloc(0);
   const utf8 = value.toString('utf8');

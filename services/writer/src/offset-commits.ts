@@ -1,4 +1,5 @@
 import type { EachBatchPayload } from 'kafkajs';
+import { partitionKey } from '../../../shared/kafka-messages.ts';
 import { groupByTopic } from './by-topic.ts';
 
 /** The next offset of a partition once a batch of it is answered. */
@@ -46,7 +47,7 @@ export function offsetCommits(
   let committing: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const keyOf = ({ topic, partition }: Answered) => `${topic}\u0000${String(partition)}`;
+  const keyOf = ({ topic, partition }: Answered) => partitionKey(topic, partition);
   const later = () => {
     if (!closed) timer ??= setTimeout(() => void flush(), intervalMs);
   };

@@ -5,7 +5,8 @@ import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
 import { encodeReply, type Reply } from '../../../shared/contracts/reply.ts';
 import { traceHeaders } from '../../../shared/tracing.ts';
 import type { Outgoing } from './outgoing-sender.ts';
-import { firstHeader, replyRoute, type UndeliverableReason } from './reply-route.ts';
+import { replyRoute, type UndeliverableReason } from './reply-route.ts';
+import { firstHeader } from '../../../shared/kafka-messages.ts';
 
 /** A reply given up: refused before sending, or by Kafka after its bounded retry. */
 export interface Undeliverable {

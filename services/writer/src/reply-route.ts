@@ -1,5 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { HEADERS, readReplyPartition, type Topics } from '../../../shared/contracts/kafka.ts';
+import { firstHeader } from '../../../shared/kafka-messages.ts';
 
 /** Where a command asks its reply to go, or why no reply can go there. */
 export type ReplyRoute =
@@ -53,12 +54,4 @@ export function replyRoute(
     };
   }
   return { kind: 'reply', topic, partition };
-}
-
-export function firstHeader(value: IHeaders[string]): Buffer | string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-export function headerText(headers: IHeaders | undefined, name: string): string | undefined {
-  return firstHeader(headers?.[name])?.toString();
 }
