@@ -8,8 +8,8 @@ import { plantOf } from '../../shared/contracts/plant.ts';
 import { createLogger } from '../../shared/logger.ts';
 import type { CreatePlant } from '../../services/gateway/src/create-plant.ts';
 import { baselineApp } from '../../services/gateway/src/gateway.ts';
-import { createPlants } from '../../services/writer/src/create-plants.ts';
-import { plantStore } from '../../services/writer/src/plant-store.ts';
+import { createPlants } from '../../services/writer/src/store/create-plants.ts';
+import { plantStore } from '../../services/writer/src/store/plant-store.ts';
 
 const mode = process.argv[2];
 const { PORT = '0', AUTH_TOKENS = '', MONGODB_URI = '' } = process.env;

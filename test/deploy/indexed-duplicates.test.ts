@@ -2,7 +2,7 @@ import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { findPostgresBinaries } from '../../deploy/local/postgres.ts';
 import { startLocalStack } from '../../deploy/local/stack.ts';
-import { plantStore, type StoredPlant } from '../../services/writer/src/plant-store.ts';
+import { plantStore, type StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
 
 const unavailable =

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { clientAs, runAs, securedUnavailable } from '../support/secured.ts';
 
-const DLQ_MAIN = 'services/writer/src/dlq-main.ts';
+const DLQ_MAIN = 'services/writer/src/dlq/main.ts';
 
 async function produceInvalidCommand(marker: string): Promise<void> {
   const producer = (await clientAs('producer')).producer({

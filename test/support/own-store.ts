@@ -3,7 +3,7 @@ import { onTestFinished } from 'vitest';
 import { provisionFerretDb, startFerretDb } from '../../deploy/local/ferretdb.ts';
 import type { MongoServer } from '../../deploy/local/mongo-server.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
-import { connectStore } from '../../services/writer/src/store-client.ts';
+import { connectStore } from '../../services/writer/src/store/store-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { temporaryDirectory } from './local-servers.ts';

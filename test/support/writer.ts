@@ -6,7 +6,7 @@ import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
-import type { WriterMetrics } from '../../services/writer/src/metrics.ts';
+import type { WriterMetrics } from '../../services/writer/src/health/metrics.ts';
 import { startWriter, type Writer, type WriterOptions } from '../../services/writer/src/writer.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { partitioner, uniqueName } from './kafka.ts';

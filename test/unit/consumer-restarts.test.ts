@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { restartAfterCrashes } from '../../services/writer/src/consumer-restarts.ts';
+import { restartAfterCrashes } from '../../services/writer/src/consuming/consumer-restarts.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { fakeConsumer } from '../support/fake-consumer.ts';
 

@@ -1,6 +1,9 @@
 import type { EachBatchPayload } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { offsetCommits, type Answered } from '../../services/writer/src/offset-commits.ts';
+import {
+  offsetCommits,
+  type Answered,
+} from '../../services/writer/src/consuming/offset-commits.ts';
 
 const INTERVAL_MS = 100;
 

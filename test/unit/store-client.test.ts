@@ -5,7 +5,7 @@ import {
   storeRefusal,
   watchMonitor,
   type WatchedClient,
-} from '../../services/writer/src/store-client.ts';
+} from '../../services/writer/src/store/store-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 
 /** A MongoClient's heartbeat events, close and connect: the driver's hang cannot be made on demand. */

@@ -1,9 +1,9 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
-import { runCommandConsumer } from '../../services/writer/src/command-consumer.ts';
-import { writerMetrics } from '../../services/writer/src/metrics.ts';
-import type { PlantStore } from '../../services/writer/src/plant-store.ts';
+import { runCommandConsumer } from '../../services/writer/src/consuming/command-consumer.ts';
+import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
+import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };
 const COMMITTED = {
@@ -25,7 +25,7 @@ async function consumerWithBatch() {
     on: vi.fn((event: string, listener: () => void) => listeners.set(event, listener)),
     events: EVENTS,
   };
-  const sender = { send: vi.fn(() => Promise.resolve([])), disconnect: vi.fn() };
+  const sender = { send: vi.fn(() => Promise.resolve(new Map())), disconnect: vi.fn() };
   const store: PlantStore = {
     insertNew: () => Promise.resolve(new Set()),
     findByIdAndName: () => Promise.resolve(new Map()),
@@ -80,7 +80,7 @@ describe('Writer commit of the batch in hand', () => {
       await consumerWithBatch();
     sender.send.mockImplementation(() => {
       state.running = false;
-      return Promise.resolve([]);
+      return Promise.resolve(new Map());
     });
 
     await handOver();

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { consumerHealth } from '../../services/writer/src/consumer-health.ts';
-import { startHealthServer } from '../../services/writer/src/health-server.ts';
-import { writerMetrics } from '../../services/writer/src/metrics.ts';
+import { consumerHealth } from '../../services/writer/src/health/consumer-health.ts';
+import { startHealthServer } from '../../services/writer/src/health/health-server.ts';
+import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { fakeConsumer } from '../support/fake-consumer.ts';
 

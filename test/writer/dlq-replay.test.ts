@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../deploy/local/paths.ts';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { commandsPublished } from '../support/gateway.ts';
 import { int32, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
 

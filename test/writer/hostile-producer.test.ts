@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { int32, json, startTestWriter, type WriterHarness } from '../support/writer.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startHealthServer } from '../../services/writer/src/health-server.ts';
+import { startHealthServer } from '../../services/writer/src/health/health-server.ts';
 import { startWriter, type WriterOptions } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startWriter } from '../../services/writer/src/writer.ts';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import {
   int32,
   json,

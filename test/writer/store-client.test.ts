@@ -1,6 +1,6 @@
 import { MongoClient, ServerHeartbeatStartedEvent } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { watchMonitor } from '../../services/writer/src/store-client.ts';
+import { watchMonitor } from '../../services/writer/src/store/store-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { uniqueName } from '../support/kafka.ts';
 

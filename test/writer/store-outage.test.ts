@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer storage', () => {

@@ -1,6 +1,6 @@
 import { ConfigResourceTypes, type IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/plant-store.ts';
+import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { metric } from '../support/metrics.ts';
 import {

@@ -6,8 +6,8 @@ import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignal } from '../../../shared/shutdown.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readWriterConfig } from './config.ts';
-import { startHealthServer } from './health-server.ts';
-import { connectStore } from './store-client.ts';
+import { startHealthServer } from './health/health-server.ts';
+import { connectStore } from './store/store-client.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());

@@ -3,12 +3,12 @@ import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { runCommandConsumer } from './command-consumer.ts';
-import { consumerHealth } from './consumer-health.ts';
-import { consumerLag } from './consumer-lag.ts';
-import { timedStore, writerMetrics, type WriterMetrics } from './metrics.ts';
-import { outgoingSender } from './outgoing-sender.ts';
-import { plantStore } from './plant-store.ts';
+import { runCommandConsumer } from './consuming/command-consumer.ts';
+import { consumerHealth } from './health/consumer-health.ts';
+import { consumerLag } from './health/consumer-lag.ts';
+import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.ts';
+import { outgoingSender } from './sending/outgoing-sender.ts';
+import { plantStore } from './store/plant-store.ts';
 
 export interface WriterOptions {
   kafka: Kafka;

@@ -1,31 +1,15 @@
 import {
   Partitioners,
   type Kafka,
-  type KafkaMessage,
-  type Message,
   type Producer,
   type RecordMetadata,
   type TopicMessages,
 } from 'kafkajs';
-import { coalescer } from '../../../shared/coalescer.ts';
-import { groupByTopic } from './by-topic.ts';
-import { idempotentProducer } from '../../../shared/idempotent-producer.ts';
-import type { Logger } from '../../../shared/logger.ts';
-
-/** A message the writer produces: a reply, or a copy on the dead-letter topic. */
-export interface Outgoing {
-  topic: string;
-  message: Message;
-  /** Set on a reply: the command it answers. A reply may be given up; a copy may not. */
-  command?: KafkaMessage;
-  /** Sent instead when Kafka refuses `message` as too large (a copy on a DLQ with a small limit). */
-  ifTooLarge?: Message;
-}
-
-export interface Refused {
-  outgoing: Outgoing & { command: KafkaMessage };
-  error: Error;
-}
+import { coalescer } from '../../../../shared/coalescer.ts';
+import { idempotentProducer } from '../../../../shared/idempotent-producer.ts';
+import { groupByTopic } from '../../../../shared/kafka-messages.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { Outgoing, Refusals } from './outgoing.ts';
 
 export interface OutgoingSender {
   /**
@@ -34,7 +18,7 @@ export interface OutgoingSender {
    * topic or partition that does not exist, a record too large, authorization refused); rejects
    * when anything else failed, which leaves the batch to be sent again.
    */
-  send(outgoing: readonly Outgoing[]): Promise<Refused[]>;
+  send(outgoing: readonly Outgoing[]): Promise<Refusals>;
   disconnect(): Promise<void>;
 }
 
@@ -86,8 +70,8 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
     },
     { gather: true },
   );
-  const sendKnown = async (items: readonly Outgoing[]): Promise<Refused[]> => {
-    if (items.length === 0) return [];
+  const sendKnown = async (items: readonly Outgoing[]): Promise<Refusals> => {
+    if (items.length === 0) return new Map();
     try {
       return notWritten(items, await sendTogether(items));
     } catch {
@@ -98,7 +82,7 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
    * A topic that does not exist fails kafkajs's metadata refresh, and so every send of the
    * producer that tried it, for as long as its retry lasts: the replies beside them go out at once.
    */
-  const sendUntried = (items: readonly Outgoing[]): Promise<Refused[]> =>
+  const sendUntried = (items: readonly Outgoing[]): Promise<Refusals> =>
     ownProducer(async (own) => {
       try {
         return notWritten(items, await own.sendBatch({ acks: -1, ...batchOf(items) }));
@@ -111,9 +95,11 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
   return {
     async send(outgoing) {
       const [toKnown, untried] = known.split(outgoing);
-      const refused = (
-        await Promise.all([sendKnown(toKnown), ...[...untried.values()].map(sendUntried)])
-      ).flat();
+      const refused = new Map(
+        (
+          await Promise.all([sendKnown(toKnown), ...[...untried.values()].map(sendUntried)])
+        ).flatMap((each) => [...each]),
+      );
       known.learn(untried.keys(), refused);
       return refused;
     },
@@ -130,7 +116,7 @@ function knownTopics() {
       const toKnown: Outgoing[] = [];
       const untried = new Map<string, Outgoing[]>();
       for (const item of outgoing) {
-        const alone = item.command !== undefined && !topics.has(item.topic);
+        const alone = item.kind === 'reply' && !topics.has(item.topic);
         if (!alone) toKnown.push(item);
         else if (untried.has(item.topic)) untried.get(item.topic)?.push(item);
         else untried.set(item.topic, [item]);
@@ -138,8 +124,8 @@ function knownTopics() {
       return [toKnown, untried];
     },
     /** Topics tried that took a reply become known; a known topic that refused one is forgotten. */
-    learn(tried: Iterable<string>, refused: readonly Refused[]) {
-      const refusedTopics = new Set(refused.map(({ outgoing }) => outgoing.topic));
+    learn(tried: Iterable<string>, refused: Refusals) {
+      const refusedTopics = new Set([...refused.keys()].map(({ topic }) => topic));
       for (const topic of refusedTopics) topics.delete(topic);
       for (const topic of tried) {
         if (refusedTopics.has(topic)) continue;
@@ -154,27 +140,27 @@ function knownTopics() {
  * Each message on its own, so that one refused reply cannot take the others with it. A copy the
  * DLQ refuses as too large is sent in its short form; any other copy refused fails the lot.
  */
-async function sendOneByOne(producer: Producer, outgoing: readonly Outgoing[]): Promise<Refused[]> {
+async function sendOneByOne(producer: Producer, outgoing: readonly Outgoing[]): Promise<Refusals> {
   const sendAlone = (item: Outgoing) => producer.sendBatch({ acks: -1, ...batchOf([item]) });
   const results = await Promise.allSettled(
     outgoing.map((item) =>
       sendAlone(item).catch((error: unknown) => {
         if (item.ifTooLarge === undefined || !tooLarge(error)) throw error;
-        return sendAlone({ topic: item.topic, message: item.ifTooLarge });
+        return sendAlone({ ...item, message: item.ifTooLarge });
       }),
     ),
   );
-  const refused: Refused[] = [];
+  const refused = new Map<Outgoing, Error>();
   results.forEach((result, index) => {
     const item = outgoing[index];
     if (item === undefined) return;
     if (result.status === 'fulfilled') {
-      refused.push(...notWritten([item], result.value));
+      for (const [reply, error] of notWritten([item], result.value)) refused.set(reply, error);
       return;
     }
     const error = result.reason instanceof Error ? result.reason : new Error(String(result.reason));
-    if (item.command === undefined) throw error;
-    refused.push({ outgoing: { ...item, command: item.command }, error });
+    if (item.kind === 'copy') throw error;
+    refused.set(item, error);
   });
   return refused;
 }
@@ -192,16 +178,18 @@ function tooLarge(error: unknown): boolean {
  * kafkajs drops a message addressed to a partition its metadata does not list, and reports
  * success: such a reply is refused here, by the partitions the broker acknowledged.
  */
-function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetadata[]): Refused[] {
-  return outgoing.flatMap(({ topic, message, command }) => {
-    const { partition } = message;
-    if (command === undefined || partition === undefined) return [];
-    if (written.some((record) => record.topicName === topic && record.partition === partition)) {
-      return [];
-    }
-    const error = new Error(`partition ${String(partition)} of ${topic} does not exist`);
-    return [{ outgoing: { topic, message, command }, error }];
-  });
+function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetadata[]): Refusals {
+  return new Map(
+    outgoing.flatMap((item) => {
+      const { topic, kind } = item;
+      const { partition } = item.message;
+      if (kind === 'copy' || partition === undefined) return [];
+      if (written.some((record) => record.topicName === topic && record.partition === partition)) {
+        return [];
+      }
+      return [[item, new Error(`partition ${String(partition)} of ${topic} does not exist`)]];
+    }),
+  );
 }
 
 function batchOf(outgoing: readonly Outgoing[]): { topicMessages: TopicMessages[] } {

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorBody, type ErrorBody } from '../../../shared/contracts/errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { Writer } from './writer.ts';
+import { errorBody, type ErrorBody } from '../../../../shared/contracts/errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { Writer } from '../writer.ts';
 
 export interface HealthServer {
   /** Where it listens, e.g. http://127.0.0.1:9464. */

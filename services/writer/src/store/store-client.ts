@@ -1,7 +1,7 @@
 import { MongoClient, MongoServerError } from 'mongodb';
-import { failOn } from '../../../shared/config.ts';
-import { untrustedCertificate } from '../../../shared/tls-errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
+import { failOn } from '../../../../shared/config.ts';
+import { untrustedCertificate } from '../../../../shared/tls-errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 
 /** How often the driver checks the server (its default is 10 s). */
 const HEARTBEAT_MS = 2_000;

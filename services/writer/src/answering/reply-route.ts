@@ -1,16 +1,15 @@
 import type { IHeaders } from 'kafkajs';
-import { HEADERS, readReplyPartition, type Topics } from '../../../shared/contracts/kafka.ts';
-import { firstHeader } from '../../../shared/kafka-messages.ts';
+import { HEADERS, readReplyPartition, type Topics } from '../../../../shared/contracts/kafka.ts';
+import { firstHeader } from '../../../../shared/kafka-messages.ts';
 
 /** Where a command asks its reply to go, or why no reply can go there. */
 export type ReplyRoute =
   | { kind: 'none' }
   | { kind: 'reply'; topic: string; partition: number | undefined }
-  | { kind: 'refused'; topic: string; reason: UndeliverableReason; detail: string };
+  | { kind: 'refused'; topic: string; reason: GivenUpReason; detail: string };
 
 /** Why a reply was given up: refused before sending, or refused by Kafka. */
-export type UndeliverableReason =
-  'invalid_topic' | 'own_topic' | 'invalid_partition' | 'send_failed';
+export type GivenUpReason = 'invalid_topic' | 'own_topic' | 'invalid_partition' | 'send_failed';
 
 /** Kafka's own rule for topic names (kafka.common.internals.Topic). */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;

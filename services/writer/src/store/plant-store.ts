@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
-import type { NewPlant, Plant } from '../../../shared/contracts/plant.ts';
-import { plantOf } from '../../../shared/contracts/plant.ts';
+import type { NewPlant, Plant } from '../../../../shared/contracts/plant.ts';
+import { plantOf } from '../../../../shared/contracts/plant.ts';
 
 const DUPLICATE_KEY = 11000;
 /**
@@ -62,7 +62,8 @@ export function plantStore(db: Db): PlantStore {
     // answers it, but only for ids within ±2^53: beyond, it asks PostgreSQL for every plant
     // beyond and compares them itself (42 ms per read at 17,000 such plants, growing with the
     // store). The name, pushed down exactly and indexed too, narrows that to the plants of that
-    // name. MongoDB answers from its `_id` index either way (DESIGN §6, docs/decisions.md).
+    // name. MongoDB answers from its `_id` index either way (docs/decisions.md, "Duplicates are
+    // read by `_id` equality, one find per id, and the local store indexes them").
     async findByIdAndName(keys) {
       const found = await Promise.all(
         keys.map(({ id, name }) => plants.findOne({ _id: id, name })),

@@ -5,7 +5,7 @@ import {
   recordFailure,
   traceContextOf,
   tracer,
-} from '../../../shared/tracing.ts';
+} from '../../../../shared/tracing.ts';
 
 export interface CommandSpans {
   /** The span of a command's processing, started on first use. */

@@ -1,0 +1,91 @@
+import type { Consumer } from 'kafkajs';
+import { nextOffset } from '../../../../shared/kafka-messages.ts';
+import { answerBatch, type Answering } from '../answering/answer-batch.ts';
+import { createPlants } from '../store/create-plants.ts';
+import type { PlantStore } from '../store/plant-store.ts';
+import { sharedInserts } from '../store/shared-inserts.ts';
+import { restartAfterCrashes } from './consumer-restarts.ts';
+import { offsetCommits } from './offset-commits.ts';
+import { partitionLanes, type LaneWork } from './partition-lanes.ts';
+
+export interface CommandConsumer {
+  /** Finishes the work in hand and restarts no more: then the consumer may disconnect. */
+  stop(): Promise<void>;
+}
+
+export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
+  consumer: Pick<
+    Consumer,
+    'subscribe' | 'run' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
+  >;
+  store: PlantStore;
+}
+
+/** How many partitions' batches kafkajs hands over at once; each is queued on its lane. */
+const PARTITIONS_AT_ONCE = 16;
+/** How long an answered batch waits at most for its commit, shared with the batches answered meanwhile. */
+const COMMIT_INTERVAL_MS = 100;
+
+/**
+ * Consumes create commands: kafkajs hands over each partition's batches, which are answered in
+ * order on a lane of their own (partition-lanes.ts), so a slow batch holds only its partition;
+ * the batches of several partitions in hand at once share the inserts, the sends and the commits
+ * (ids never span partitions, so per-id order holds). Each batch is answered (answer-batch.ts),
+ * and only then committed, in one request with every batch answered within COMMIT_INTERVAL_MS
+ * (offset-commits.ts). A batch that fails (the store is down) is neither answered nor committed,
+ * so it is processed again after recovery. A consumer kafkajs gave up on is started again
+ * (consumer-restarts.ts).
+ */
+export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
+  const { consumer, logger } = deps;
+  const store = sharedInserts(deps.store);
+  const answering: Answering = { ...deps, createPlants: (plants) => createPlants(plants, store) };
+  const commits = offsetCommits(COMMIT_INTERVAL_MS, (error, offsets) => {
+    logger.warn(
+      {
+        err: error,
+        offsets: offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })),
+      },
+      'commit of answered batches failed',
+    );
+  });
+  const answerThenCommit = async (work: LaneWork) => {
+    const { topic, partition, messages, payload, stopping, givenAway } = work;
+    const last = messages.at(-1);
+    if (last === undefined) return;
+    const keepTrying = () => !stopping.aborted && payload.isRunning();
+    await answerBatch({ topic, partition, messages, keepTrying }, answering);
+    // Not committed if the partition is given away first: its next owner commits it, and this
+    // writer's commit could move its offset back.
+    commits.answered({
+      topic,
+      partition,
+      offset: nextOffset(last.offset),
+      payload,
+      current: () => !givenAway.aborted,
+    });
+  };
+  const lanes = partitionLanes(consumer, answerThenCommit, logger);
+  consumer.on(consumer.events.REBALANCING, () => {
+    void commits.flush();
+  });
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    lanes.assigned(payload.memberAssignment);
+  });
+  await consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
+  const run = () =>
+    consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+      eachBatch: (payload) => lanes.accept(payload),
+    });
+  const restarts = restartAfterCrashes(consumer, run, logger);
+  await run();
+  return {
+    async stop() {
+      await Promise.all([lanes.stop(), restarts.stop()]);
+      await commits.close();
+    },
+  };
+}

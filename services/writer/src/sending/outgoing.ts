@@ -1,0 +1,17 @@
+import type { Message } from 'kafkajs';
+
+/**
+ * A message the writer produces: a reply, which Kafka may refuse alone (its command is then
+ * copied to the DLQ), or a copy of a command on the dead-letter topic, which it may not (the
+ * batch waits and is sent again).
+ */
+export interface Outgoing {
+  kind: 'reply' | 'copy';
+  topic: string;
+  message: Message;
+  /** Sent instead when Kafka refuses `message` as too large (a copy on a DLQ with a small limit). */
+  ifTooLarge?: Message;
+}
+
+/** The replies Kafka refused after its bounded retry, and why. */
+export type Refusals = ReadonlyMap<Outgoing, Error>;
