@@ -64,7 +64,8 @@ const zstd: Codec = {
 
 /**
  * kafkajs ships gzip only, and a fetch that meets any other codec fails and crash-loops the
- * consumer (DESIGN.md §3). Registered once, for every kafkajs client in the process.
+ * consumer (docs/decisions.md, "Every codec a producer may use is read"). Registered once, for
+ * every kafkajs client in the process.
  */
 export function registerKafkaCodecs(): void {
   CompressionCodecs[CompressionTypes.Snappy] = () => snappy;

@@ -14,7 +14,8 @@ const MODULE = 'github.com/FerretDB/FerretDB';
 
 /**
  * Builds FerretDB once per machine. `go install module@version` does not work for it: the module
- * zip lacks build/version/version.txt, without which the binary panics (DESIGN.md §6).
+ * zip lacks build/version/version.txt, without which the binary panics, so the source is copied
+ * and the file written before building.
  */
 export async function provisionFerretDb(cache: string, logFile: string): Promise<string> {
   const home = await provisionOnce(cache, FERRETDB_CACHE_NAME, async (dir) => {

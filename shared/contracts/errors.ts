@@ -8,8 +8,9 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 /**
  * Every `error` value the service answers with, its HTTP status and when it is answered
- * (DESIGN.md §2). Described here once: the OpenAPI document and the README's table are read from
- * it (test/unit/error-codes.test.ts holds the README to it).
+ * (docs/decisions.md, "Every refusal is the seed's `Error`, with a code from one closed list").
+ * Described here once: the OpenAPI document and the README's table are read from it
+ * (test/unit/error-codes.test.ts holds the README to it).
  */
 export const ERRORS = {
   invalidPlant: {
