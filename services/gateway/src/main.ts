@@ -3,7 +3,7 @@ import { configOrExit, exitOnConfigError, topicsOf } from '../../../shared/confi
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
-import { exitOnSignal } from '../../../shared/shutdown.ts';
+import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
@@ -31,7 +31,7 @@ const gateway = await startGateway({
 });
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
 
-exitOnSignal({
+exitOnSignalOrFault({
   logger,
   stopping: 'stopping: refusing new requests, answering those in flight',
   stop: () => gateway.stop().then(() => tracing.shutdown()),

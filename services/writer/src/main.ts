@@ -3,7 +3,7 @@ import { configOrExit, exitOnConfigError, topicsOf } from '../../../shared/confi
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
-import { exitOnSignal } from '../../../shared/shutdown.ts';
+import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readWriterConfig } from './config.ts';
 import { startHealthServer } from './health/health-server.ts';
@@ -35,7 +35,7 @@ const health = await startHealthServer(writer, {
   logger,
 });
 
-exitOnSignal({
+exitOnSignalOrFault({
   logger,
   stopping: 'stopping: finishing the batch in hand, committing, leaving the group',
   stop: async () => {
