@@ -26,3 +26,13 @@ export async function preloadPlants(uri: string, firstId: bigint, count: number)
     await client.close();
   }
 }
+
+/** The plants in the store. */
+export async function documentsStored(uri: string): Promise<number> {
+  const client = await new MongoClient(uri).connect();
+  try {
+    return await client.db('plantstore').collection('plants').countDocuments();
+  } finally {
+    await client.close();
+  }
+}

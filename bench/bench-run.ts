@@ -1,0 +1,17 @@
+import type { LocalStack } from '../deploy/local/stack.ts';
+import type { IdRanges } from './id-ranges.ts';
+import type { BenchOptions } from './options.ts';
+
+/** What every measurement of one `npm run bench` shares. */
+export interface BenchRun {
+  options: BenchOptions;
+  stack: LocalStack;
+  /** Names the run's folder and its result files. */
+  startedAt: string;
+  /** The run's folder: the stack's data, `logs/` and `profiles/`. */
+  dir: string;
+  logDir: string;
+  /** The one bearer token the services accept. */
+  token: string;
+  ids: IdRanges;
+}

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import type { BenchRun } from './bench-run.ts';
+import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
+import { profilesIn } from './cpu-profile.ts';
+import { LOAD_OFFSET } from './id-ranges.ts';
+import { createsAnswered, loadPlants, type LoadResult } from './load.ts';
+import type { Variant } from './options.ts';
+import { sampleMachine, sampleProcesses } from './process-stats.ts';
+import type { VariantResult } from './report.ts';
+import { soakAt80Percent } from './soak.ts';
+import { startVariant, type StartedVariant } from './variants.ts';
+
+/** Clients retrying stored plants beside the measured load. */
+export const RETRY_CONNECTIONS = 4;
+
+/** Clients that retry plants already stored, beside the measured load. */
+export interface Retrying {
+  label: string;
+  /** The stored plants the retries pick from at random. */
+  retryOf: { first: bigint; count: number };
+  /** Keeps the fresh ids of each retrying run apart. */
+  run: bigint;
+  /** Fresh creates per second over all connections; as fast as answered when absent. */
+  overallRate?: number;
+}
+
+/**
+ * One variant under load. With `retrying`, clients that send retries of stored plants run beside
+ * the measured load, on fresh ids of their own range for the load itself.
+ */
+export async function measure(
+  run: BenchRun,
+  variant: Variant,
+  round: number,
+  retrying?: Retrying,
+): Promise<VariantResult> {
+  // Each Node process writes its profile when it exits (`node --cpu-prof`).
+  const profileDir = join(run.dir, 'profiles', `${variant}-${String(round)}`);
+  const profiling = run.options.cpuProfile && retrying === undefined;
+  const started = await startVariant(
+    run,
+    variant,
+    profiling
+      ? {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`,
+        }
+      : {},
+  );
+  let result: VariantResult;
+  try {
+    result = await measureStarted(run, variant, round, started, retrying);
+  } finally {
+    await Promise.all(started.services.map((service) => service.stop()));
+  }
+  if (!profiling) return result;
+  const names = new Map(started.services.map(({ pid, name }) => [pid, name]));
+  return { ...result, profiles: profilesIn(profileDir, names) };
+}
+
+/** Warm-up, the measured load with every process sampled, then the sequential and soak loads. */
+async function measureStarted(
+  run: BenchRun,
+  variant: Variant,
+  round: number,
+  { services, urls }: StartedVariant,
+  retrying: Retrying | undefined,
+): Promise<VariantResult> {
+  const { options, stack, token } = run;
+  const { connections, duration, warmup, sequential } = options;
+  const firstId = run.ids.firstId(variant, round, retrying?.run);
+  // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
+  if (warmup > 0) {
+    await loadPlants({
+      urls,
+      token,
+      connections,
+      duration: warmup,
+      firstId: firstId + LOAD_OFFSET.warmup,
+    });
+  }
+  const { backend } = stack.mongo;
+  const store = variant === 'ceiling' ? [] : [stack.mongo.process];
+  const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
+  const brokerPids = kafka.map(({ pid }) => pid);
+  // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
+  const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
+  const sampler = sampleProcesses([
+    ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
+    ...(backend === undefined || variant === 'ceiling'
+      ? []
+      : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
+  ]);
+  const machineSampler = sampleMachine();
+  const [load, retries] = await Promise.all([
+    loadPlants({
+      urls,
+      token,
+      connections,
+      duration,
+      firstId,
+      ...(retrying?.overallRate === undefined ? {} : { overallRate: retrying.overallRate }),
+    }),
+    retrying === undefined
+      ? null
+      : loadPlants({
+          urls,
+          token,
+          connections: RETRY_CONNECTIONS,
+          duration,
+          firstId: run.ids.preloaded,
+          retryOf: retrying.retryOf,
+        }),
+  ]);
+  const usage = sampler.stop();
+  const machine = machineSampler.stop();
+  const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
+  const requests =
+    requestsBefore === null || requestsAfter === null
+      ? undefined
+      : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
+  const seq: LoadResult | null =
+    variant === 'ceiling' || sequential === 0 || retrying !== undefined
+      ? null
+      : await loadPlants({
+          urls: urls.slice(0, 1),
+          token,
+          connections: 1,
+          amount: sequential,
+          firstId: firstId + LOAD_OFFSET.sequential,
+        });
+  const soak =
+    variant === 'e2e' &&
+    options.soakSeconds > 0 &&
+    retrying === undefined &&
+    round === options.repeat
+      ? await soakAt80Percent(run, urls, services, load, firstId + LOAD_OFFSET.soak)
+      : null;
+  return {
+    variant: retrying?.label ?? variant,
+    round,
+    load,
+    sequential: seq,
+    usage,
+    machine,
+    soak,
+    retries,
+    ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
+  };
+}

@@ -1,0 +1,122 @@
+import { parseArgs } from 'node:util';
+import { brokerCount } from '../deploy/local/kafka.ts';
+import { LOG_LEVELS } from '../shared/config.ts';
+
+export const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+export interface BenchOptions {
+  /** Measured in this order, backwards in every second repetition. */
+  variants: Variant[];
+  connections: number;
+  /** Seconds measured per variant. */
+  duration: number;
+  /** Seconds of the same load before measuring (0: none). */
+  warmup: number;
+  /** Creates sent one after the other by one client after the load (0: none). */
+  sequential: number;
+  repeat: number;
+  partitions: number;
+  writers: number;
+  gateways: number;
+  brokers: number;
+  store: 'sqlite' | 'postgresql' | undefined;
+  secure: boolean;
+  /** Plants written straight into the store before e2e is measured again beside retries (0: none). */
+  preload: number;
+  /** Seconds of e2e at 80 % of its peak after the last repetition (0: none). */
+  soakSeconds: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+  idsBeyond2To53: boolean;
+  cpuProfile: boolean;
+}
+
+export const USAGE = `npm run bench -- [flags]
+  --variants ${VARIANTS.join(',')}  which to measure, in this order
+  --connections 64      connections of the load
+  --duration 20         seconds measured per variant
+  --warmup 15           seconds of the same load before (0: none)
+  --sequential 1000     then creates one after the other from one client (not ceiling; 0: none)
+  --repeat 1            the whole comparison N times (1 to 30), in alternating order
+  --partitions 3        partitions of the topics (1 to 1000)
+  --writers 1           writer processes of e2e and nestjs
+  --gateways 1          gateway processes of e2e and nestjs
+  --brokers 1           1, or 3 for a replicated cluster
+  --store sqlite|postgresql  FerretDB's backend (PostgreSQL where installed)
+  --secure              Kafka on SASL_SSL with ACLs, the store on TLS
+  --preload 0           then e2e again beside retries, with N more plants stored
+  --soak 0              then e2e at 80 % of its peak for N seconds: RSS growth
+  --log-level warn      the services' LOG_LEVEL (${LOG_LEVELS.join(', ')})
+  --ids-beyond-2-53     every id from 2^60 (not with nestjs)
+  --cpu-prof            where each Node process spent its CPU
+  --help                this text`;
+
+/** `npm run bench` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
+export function benchOptions(args: string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    options: {
+      variants: { type: 'string', default: VARIANTS.join(',') },
+      connections: { type: 'string', default: '64' },
+      duration: { type: 'string', default: '20' },
+      warmup: { type: 'string', default: '15' },
+      sequential: { type: 'string', default: '1000' },
+      repeat: { type: 'string', default: '1' },
+      partitions: { type: 'string', default: '3' },
+      writers: { type: 'string', default: '1' },
+      gateways: { type: 'string', default: '1' },
+      brokers: { type: 'string', default: '1' },
+      store: { type: 'string' },
+      secure: { type: 'boolean', default: false },
+      preload: { type: 'string', default: '0' },
+      soak: { type: 'string', default: '0' },
+      'log-level': { type: 'string', default: 'warn' },
+      'ids-beyond-2-53': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const variants = values.variants.split(',').map((name) => name.trim());
+  const unknown = variants.find((name) => !(VARIANTS as readonly string[]).includes(name));
+  if (unknown !== undefined)
+    throw new Error(`--variants takes ${VARIANTS.join(', ')}; got "${unknown}"`);
+  if (variants.includes('nestjs') && (values.secure || values['ids-beyond-2-53']))
+    throw new Error(
+      '--variants nestjs runs without --secure and --ids-beyond-2-53 (its JSON numbers are doubles)',
+    );
+  const { store } = values;
+  if (store !== undefined && store !== 'sqlite' && store !== 'postgresql')
+    throw new Error(`--store takes sqlite or postgresql; got "${store}"`);
+  const logLevel = LOG_LEVELS.find((level) => level === values['log-level']);
+  if (logLevel === undefined)
+    throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
+  return {
+    variants: variants as Variant[],
+    connections: count(values.connections, '--connections', 'connections', 1),
+    duration: count(values.duration, '--duration', 'seconds', 1),
+    warmup: count(values.warmup, '--warmup', 'seconds', 0),
+    sequential: count(values.sequential, '--sequential', 'creates', 0),
+    repeat: count(values.repeat, '--repeat', 'repetitions', 1, 30),
+    // The services' own bound on KAFKA_PARTITIONS.
+    partitions: count(values.partitions, '--partitions', 'partitions', 1, 1000),
+    writers: count(values.writers, '--writers', 'writer processes', 1),
+    gateways: count(values.gateways, '--gateways', 'gateway processes', 1),
+    brokers: brokerCount(values.brokers),
+    store,
+    secure: values.secure,
+    preload: count(values.preload, '--preload', 'plants', 0),
+    soakSeconds: count(values.soak, '--soak', 'seconds', 0),
+    logLevel,
+    idsBeyond2To53: values['ids-beyond-2-53'],
+    cpuProfile: values['cpu-prof'],
+  };
+}
+
+/** A whole number of `what` from `min` (to `max`), written in digits. */
+function count(value: string, flag: string, what: string, min: number, max?: number): number {
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (parsed >= min && parsed <= (max ?? Number.MAX_SAFE_INTEGER)) return parsed;
+  const range = max === undefined ? `${String(min)} or more` : `${String(min)} to ${String(max)}`;
+  throw new Error(`${flag} takes a number of ${what} (${range}); got "${value}"`);
+}

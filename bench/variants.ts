@@ -1,0 +1,64 @@
+import { startNodeService } from '../deploy/local/node-service.ts';
+import { freePort } from '../deploy/local/ports.ts';
+import { httpIsReady } from '../deploy/local/readiness.ts';
+import { serviceConnections } from '../deploy/local/secure-stack.ts';
+import type { ServerProcess } from '../deploy/local/server-process.ts';
+import { startServices } from '../deploy/local/services.ts';
+import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import type { BenchRun } from './bench-run.ts';
+import { prepareNestjs, startNestjs, type NestjsOptions } from './nestjs-variant.ts';
+import type { Variant } from './options.ts';
+
+export interface StartedVariant {
+  services: ServerProcess[];
+  /** Where the load goes: one URL per gateway. */
+  urls: string[];
+}
+
+/** What a variant needs before its first start: the nestjs package built and its topics made. */
+export async function prepareVariants(run: BenchRun): Promise<void> {
+  if (run.options.variants.includes('nestjs')) await prepareNestjs(nestjsOptions(run));
+}
+
+/** A variant's processes, each ready; `extraEnv` on top of the environment they all get. */
+export async function startVariant(
+  run: BenchRun,
+  variant: Variant,
+  extraEnv: NodeJS.ProcessEnv,
+): Promise<StartedVariant> {
+  const { options, stack, logDir } = run;
+  const env = {
+    ...process.env,
+    ...extraEnv,
+    AUTH_TOKENS: run.token,
+    MONGODB_URI: stack.mongoUri,
+    KAFKA_PARTITIONS: String(options.partitions),
+    LOG_LEVEL: options.logLevel,
+  };
+  const counts = { writers: options.writers, gateways: options.gateways };
+  if (variant === 'nestjs') return startNestjs(nestjsOptions(run), env, counts);
+  if (variant === 'e2e') {
+    const { writers, gateways, urls } = await startServices({
+      env,
+      connections: await serviceConnections(stack),
+      logDir,
+      ...counts,
+    });
+    return { services: [...gateways, ...writers], urls };
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${String(port)}`;
+  const server = startNodeService({
+    name: variant,
+    script: 'bench/servers/baseline.ts',
+    args: [variant],
+    env: { ...env, PORT: String(port) },
+    logDir,
+  });
+  await waitUntilReady(server, () => httpIsReady(url), 30_000);
+  return { services: [server], urls: [url] };
+}
+
+function nestjsOptions({ stack, options, logDir }: BenchRun): NestjsOptions {
+  return { brokers: stack.kafka.brokers, partitions: options.partitions, logDir };
+}

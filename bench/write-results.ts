@@ -1,0 +1,56 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../deploy/local/paths.ts';
+import type { BenchRun } from './bench-run.ts';
+import { toSvg } from './chart.ts';
+import { documentsStored } from './preload.ts';
+import { runLabel, toMarkdown, type VariantResult } from './report.ts';
+
+/** Writes bench/results/<startedAt>.{json,md,svg} and prints the Markdown. */
+export async function writeResults(run: BenchRun, results: VariantResult[]): Promise<void> {
+  const { options, stack, startedAt } = run;
+  const { connections, duration, brokers } = options;
+  const report = {
+    startedAt,
+    machine: { cores: cpus().length, node: process.version },
+    settings: {
+      connections,
+      duration,
+      warmup: options.warmup,
+      partitions: options.partitions,
+      writers: options.writers,
+      gateways: options.gateways,
+      sequential: options.sequential,
+      repeat: options.repeat,
+      preload: options.preload,
+      store: `${stack.mongoServer}${options.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
+      logLevel: options.logLevel,
+      idsBeyond2To53: options.idsBeyond2To53,
+    },
+    documentsStoredAtEnd: await documentsStored(stack.mongoUri),
+    results,
+  };
+  const markdown = toMarkdown(report);
+  const resultsDir = join(projectRoot, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(join(resultsDir, `${startedAt}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(resultsDir, `${startedAt}.md`), markdown);
+  await writeFile(
+    join(resultsDir, `${startedAt}.svg`),
+    toSvg(
+      results.map((result) => ({ ...result, variant: runLabel(result, options.repeat) })),
+      `${connections} connections, ${duration} s, ${stack.mongoServer}`,
+    ),
+  );
+  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg}`);
+}
+
+/** Whether any request of any load went unanswered or was answered other than 2xx. */
+export function anyRequestFailed(results: readonly VariantResult[]): boolean {
+  return results.some(({ load, sequential, soak }) =>
+    [load, sequential, soak?.load ?? null].some(
+      (each) => each !== null && each.non2xx + each.errors > 0,
+    ),
+  );
+}
