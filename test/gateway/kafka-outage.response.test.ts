@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
 import { startGateway } from '../../services/gateway/src/gateway.ts';
+import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
@@ -19,22 +20,27 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
       logFile: join(dir, 'kafka.log'),
     });
     onTestFinished(() => kafkaServer.stop());
-    const gateway = await startGateway({
-      kafka: new Kafka({
-        brokers: [kafkaServer.brokers],
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 1 },
-      }),
-      logger: createLogger('gateway', 'silent'),
-      authTokens: [TOKEN],
-      replyTimeoutMs: 60_000,
-      maxInFlight: 100,
-      maxEventLoopDelayMs: 0,
-      shutdownDrainMs: 0,
-      bodyLimitBytes: 1_024,
-      requestTimeoutMs: 10_000,
-      partitions: 1,
-    });
+    const gateway = await startGateway(
+      {
+        authTokens: [TOKEN],
+        replyTimeoutMs: 60_000,
+        maxInFlight: 100,
+        maxEventLoopDelayMs: 0,
+        shutdownDrainMs: 0,
+        bodyLimitBytes: 1_024,
+        requestTimeoutMs: 10_000,
+        topics: TOPICS,
+        partitions: 1,
+      },
+      {
+        kafka: new Kafka({
+          brokers: [kafkaServer.brokers],
+          logLevel: logLevel.NOTHING,
+          retry: { retries: 1 },
+        }),
+        logger: createLogger('gateway', 'silent'),
+      },
+    );
     onTestFinished(() => gateway.stop());
 
     await kafkaServer.stop();

@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished, vi } from 'vitest';
 import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
-import type { JwtOptions } from '../../services/gateway/src/jwt-tokens.ts';
+import type { GatewaySettings } from '../../services/gateway/src/config.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import { PARTITIONS, startTestWriter, type RegisterCleanup, type WriterHarness } from './writer.ts';
 
@@ -24,61 +24,45 @@ export interface TestGateway {
 /** A ready gateway in front of a writer (or of nobody, with `writer: false`), all of this test's own. */
 export async function startTestGateway({
   writer = true,
-  replyTimeoutMs = 15_000,
   ...options
 }: { writer?: boolean } & GatewayTestOptions = {}): Promise<GatewayHarness> {
   const harness = await startTestWriter({
     writer,
     registerCleanup: options.registerCleanup ?? onTestFinished,
   });
-  return { ...harness, ...(await attachGateway(harness, { replyTimeoutMs, ...options })) };
+  return { ...harness, ...(await attachGateway(harness, options)) };
 }
 
-interface GatewayTestOptions {
-  replyTimeoutMs?: number;
+/** Any setting of the gateway, beside the test's defaults below. */
+type GatewayTestOptions = Partial<GatewaySettings> & {
   logger?: Logger;
-  jwt?: JwtOptions;
-  rateLimitPerMinute?: number;
-  maxInFlight?: number;
-  maxEventLoopDelayMs?: number;
-  eventLoopSampleMs?: number;
-  bodyLimitBytes?: number;
-  requestTimeoutMs?: number;
   registerCleanup?: RegisterCleanup;
-}
+};
 
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
 export async function attachGateway(
   harness: WriterHarness,
   {
-    replyTimeoutMs = 15_000,
     logger = createLogger('gateway', 'warn'),
-    jwt,
-    rateLimitPerMinute,
-    maxInFlight = 1_000,
-    maxEventLoopDelayMs = 0,
-    eventLoopSampleMs,
-    bodyLimitBytes = BODY_LIMIT_BYTES,
-    requestTimeoutMs = 10_000,
     registerCleanup = onTestFinished,
+    ...settings
   }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
-  const gateway = await startGateway({
-    kafka: harness.kafka,
-    logger,
-    authTokens: [TOKEN, SECOND_TOKEN],
-    ...(jwt === undefined ? {} : { jwt }),
-    ...(rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute }),
-    replyTimeoutMs,
-    maxInFlight,
-    maxEventLoopDelayMs,
-    ...(eventLoopSampleMs === undefined ? {} : { eventLoopSampleMs }),
-    shutdownDrainMs: 0,
-    bodyLimitBytes,
-    requestTimeoutMs,
-    topics: harness.topics,
-    partitions: PARTITIONS,
-  });
+  const gateway = await startGateway(
+    {
+      authTokens: [TOKEN, SECOND_TOKEN],
+      replyTimeoutMs: 15_000,
+      maxInFlight: 1_000,
+      maxEventLoopDelayMs: 0,
+      shutdownDrainMs: 0,
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      requestTimeoutMs: 10_000,
+      topics: harness.topics,
+      partitions: PARTITIONS,
+      ...settings,
+    },
+    { kafka: harness.kafka, logger },
+  );
   registerCleanup(() => gateway.stop());
   // vi.waitFor rather than expect.poll: a suite may share one gateway from its beforeAll.
   await vi.waitFor(

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readGatewayConfig } from '../../services/gateway/src/config.ts';
+import { gatewaySettingsOf, readGatewayConfig } from '../../services/gateway/src/config.ts';
 
 const kafka = { KAFKA_BROKERS: '127.0.0.1:9092' };
 const jwt = { JWT_ISSUER: 'https://issuer.test', JWT_AUDIENCE: 'plant-store' };
@@ -70,5 +70,41 @@ describe('Gateway authentication configuration', () => {
     expect(() => readGatewayConfig({ ...tokens, RATE_LIMIT_PER_MINUTE: '0' })).toThrow(
       'RATE_LIMIT_PER_MINUTE must be >= 1 (got "0")',
     );
+  });
+});
+
+describe('Gateway settings', () => {
+  it('When the variables are read, then the settings the gateway runs with carry each of them', () => {
+    const settings = gatewaySettingsOf(
+      readGatewayConfig({
+        ...kafka,
+        AUTH_TOKENS: 'one',
+        RATE_LIMIT_PER_MINUTE: '600',
+        REPLY_TIMEOUT_MS: '2000',
+        MAX_IN_FLIGHT: '50',
+        MAX_EVENT_LOOP_DELAY_MS: '0',
+        SHUTDOWN_DRAIN_MS: '3000',
+        BODY_LIMIT_BYTES: '1024',
+        REQUEST_TIMEOUT_MS: '4000',
+        KAFKA_PARTITIONS: '6',
+        KAFKA_CREATE_TOPIC: 'c',
+        KAFKA_REPLY_TOPIC: 'r',
+        KAFKA_DLQ_TOPIC: 'd',
+      }),
+    );
+
+    expect(settings).toStrictEqual({
+      authTokens: ['one'],
+      jwt: undefined,
+      rateLimitPerMinute: 600,
+      replyTimeoutMs: 2_000,
+      maxInFlight: 50,
+      maxEventLoopDelayMs: 0,
+      shutdownDrainMs: 3_000,
+      bodyLimitBytes: 1_024,
+      requestTimeoutMs: 4_000,
+      partitions: 6,
+      topics: { create: 'c', replies: 'r', dlq: 'd' },
+    });
   });
 });

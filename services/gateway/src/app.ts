@@ -1,62 +1,54 @@
 import Fastify, { type FastifyPluginAsync, type FastifyPluginCallback } from 'fastify';
-import type { Topics } from '../../../shared/contracts/kafka.ts';
-import type { TokenVerifier } from './bearer-auth.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { HttpSettings } from './config.ts';
 import type { RawAnswers } from './malformed-http.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { authentication } from './plugins/authentication.ts';
 import { errorAnswers } from './plugins/error-answers.ts';
 import { httpMetrics } from './plugins/http-metrics.ts';
-import { overload, type OverloadOptions } from './plugins/overload.ts';
+import { overload } from './plugins/overload.ts';
 import { rateLimit } from './plugins/rate-limit.ts';
-import { stopping, type StoppingOptions } from './plugins/stopping.ts';
+import { stopping } from './plugins/stopping.ts';
 import { strictHttp } from './plugins/strict-http.ts';
 import { tracing } from './plugins/tracing.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { plantRoutes } from './routes/plants.ts';
-import { probeRoutes, type ProbeRoutesOptions } from './routes/probes.ts';
-import { serverOptions, type ServerOptions } from './server-options.ts';
+import { probeRoutes } from './routes/probes.ts';
+import { serverOptions } from './server-options.ts';
 
-export interface AppOptions
-  extends ServerOptions, OverloadOptions, StoppingOptions, ProbeRoutesOptions {
-  /** Decorates the app with the use case behind POST /plants (`plugins/creates.ts`). */
-  creates: FastifyPluginAsync | FastifyPluginCallback;
-  /** A request passes with a bearer token that any of them accepts. */
-  tokenVerifiers: readonly TokenVerifier[];
-  /** Creates each token may make per minute; unlimited when absent. */
-  rateLimitPerMinute?: number;
+/** What the app is given to run with, beside its settings. */
+export interface AppDependencies {
+  logger: Logger;
   metrics: GatewayMetrics;
-  /** The topics this deployment uses, named by the AsyncAPI document. */
-  topics: Topics;
+  /**
+   * Decorates the app with the use case behind POST /plants and with what keeps it from being
+   * ready (`plugins/creates.ts`).
+   */
+  creates: FastifyPluginAsync | FastifyPluginCallback;
 }
 
 /**
  * The gateway's HTTP layer as a Fastify instance, not listening: `main.ts` listens, tests use
  * `inject`, the bench puts its baselines behind it. The order of the plugins is the order of
- * their hooks.
+ * their hooks. Each plugin and route gets the settings whole and reads what its options type
+ * picks of them; what one provides to the others (the metrics, `authenticate`, `createPlant`,
+ * readiness, the stop) it decorates the app with.
  */
-export async function buildApp(options: AppOptions) {
+export async function buildApp(settings: HttpSettings, dependencies: AppDependencies) {
   const rawAnswers: RawAnswers = new WeakMap();
-  const app = Fastify(serverOptions(options, rawAnswers));
+  const app = Fastify(serverOptions(settings, dependencies.logger, rawAnswers));
   await app.register(tracing);
-  await app.register(httpMetrics, { metrics: options.metrics, rawAnswers });
+  await app.register(httpMetrics, { metrics: dependencies.metrics, rawAnswers });
   await app.register(strictHttp);
-  await app.register(authentication, { tokenVerifiers: options.tokenVerifiers });
-  await app.register(overload, options);
+  await app.register(authentication, settings);
+  await app.register(overload, settings);
   await app.register(rateLimit);
   await app.register(errorAnswers);
-  await app.register(stopping, options);
-  await app.register(documentRoutes, {
-    topics: options.topics,
-    registry: options.metrics.registry,
-  });
-  await app.register(probeRoutes, options);
-  await app.register(options.creates);
-  await app.register(plantRoutes, {
-    replyTimeouts: options.metrics.replyTimeouts,
-    ...(options.rateLimitPerMinute === undefined
-      ? {}
-      : { rateLimitPerMinute: options.rateLimitPerMinute }),
-  });
+  await app.register(stopping, settings);
+  await app.register(dependencies.creates);
+  await app.register(documentRoutes, settings);
+  await app.register(probeRoutes);
+  await app.register(plantRoutes, settings);
   return app;
 }
 

@@ -1,7 +1,8 @@
 import { createPublicKey } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
+import type { Topics } from '../../../shared/contracts/kafka.ts';
+import { failOn, readConfig, sharedSettings, topicsOf } from '../../../shared/config.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
@@ -67,6 +68,38 @@ export interface Authentication {
   jwt?: JwtOptions;
 }
 
+/**
+ * What the HTTP layer runs with, handed whole to `buildApp` and from there to each plugin and
+ * route, which names what it reads of it (`Pick`). A setting that may be off is `undefined` then,
+ * so it is passed on as it is rather than spread in when present.
+ */
+export interface HttpSettings {
+  /** Static bearer tokens; with `jwt`, either is accepted. At least one must be configured. */
+  authTokens: readonly string[];
+  jwt?: JwtOptions | undefined;
+  bodyLimitBytes: number;
+  /** How long a client may take to send a whole request, headers and body, before 408. */
+  requestTimeoutMs: number;
+  /** Creates each token may make per minute; unlimited when undefined. */
+  rateLimitPerMinute?: number | undefined;
+  /** Mean event-loop delay above which requests are refused with 503; 0 turns the check off. */
+  maxEventLoopDelayMs: number;
+  /** How often that delay is sampled (1 s unless a test needs it sooner). */
+  eventLoopSampleMs?: number | undefined;
+  /** How long a stopping gateway keeps serving with `/readyz` at 503, so balancers drain it. */
+  shutdownDrainMs: number;
+  /** The topics this deployment uses, named by the AsyncAPI document. */
+  topics: Topics;
+}
+
+/** What a gateway runs with: the HTTP layer's settings and those of creates over Kafka. */
+export interface GatewaySettings extends HttpSettings {
+  replyTimeoutMs: number;
+  /** Requests that may wait for a writer at once; more are refused rather than queued. */
+  maxInFlight: number;
+  partitions: number;
+}
+
 /** What an unset variable means for the HTTP layer: the bench's baselines run with these. */
 export const HTTP_DEFAULTS = Value.Default(
   Type.Pick(GatewayConfig, ['BODY_LIMIT_BYTES', 'REQUEST_TIMEOUT_MS', 'MAX_EVENT_LOOP_DELAY_MS']),
@@ -83,6 +116,23 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const authentication = authenticationOf(config, problems);
   failOn(problems);
   return { ...config, kafka, ...authentication };
+}
+
+/** The gateway's settings from its variables: the one place their names are mapped. */
+export function gatewaySettingsOf(config: ReturnType<typeof readGatewayConfig>): GatewaySettings {
+  return {
+    authTokens: config.authTokens,
+    jwt: config.jwt,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
+    shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,
+    topics: topicsOf(config),
+    replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+    maxInFlight: config.MAX_IN_FLIGHT,
+    partitions: config.KAFKA_PARTITIONS,
+  };
 }
 
 /** Static tokens, JWT or both; never neither. */
@@ -117,8 +167,8 @@ function authenticationOf(
   return {
     authTokens,
     jwt: {
-      ...(jwksUrl === undefined ? {} : { jwksUrl }),
-      ...(publicKeyPem === undefined ? {} : { publicKeyPem }),
+      jwksUrl,
+      publicKeyPem,
       issuer: config.JWT_ISSUER ?? '',
       audience: config.JWT_AUDIENCE ?? '',
       algorithms,

@@ -4,8 +4,8 @@ import type { TokenVerifier } from './bearer-auth.ts';
 
 export interface JwtOptions {
   /** A JWKS endpoint, fetched lazily and cached; exactly one of this and `publicKeyPem`. */
-  jwksUrl?: string;
-  publicKeyPem?: string;
+  jwksUrl?: string | undefined;
+  publicKeyPem?: string | undefined;
   issuer: string;
   audience: string;
   /** Asymmetric algorithms only: an HS* token signed with a public key must never verify. */

@@ -2,34 +2,32 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import type { HttpSettings } from './config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
-export interface ServerOptions {
-  logger: Logger;
-  bodyLimitBytes: number;
-  /** How long a client may take to send a whole request, headers and body, before 408. */
-  requestTimeoutMs: number;
-}
-
 /** The Fastify server: ids, limits and timeouts, and Node's own refusals in the Error shape. */
-export function serverOptions(options: ServerOptions, rawAnswers: RawAnswers) {
+export function serverOptions(
+  settings: Pick<HttpSettings, 'bodyLimitBytes' | 'requestTimeoutMs'>,
+  logger: Logger,
+  rawAnswers: RawAnswers,
+) {
   return {
-    loggerInstance: options.logger,
-    bodyLimit: options.bodyLimitBytes,
+    loggerInstance: logger,
+    bodyLimit: settings.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has its default error shape; the stopping plugin answers.
     return503OnClosing: false,
-    requestTimeout: options.requestTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
     http: {
       // Node times out a slow body only with the timeout given at creation, not Fastify's later
       // one, and only when it checks its connections (every 30 s by default).
-      requestTimeout: options.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.ceil(options.requestTimeoutMs / 4)),
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(settings.requestTimeoutMs / 4)),
       // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
       requireHostHeader: false,
     },
-    clientErrorHandler: answerClientError(options.logger, rawAnswers),
+    clientErrorHandler: answerClientError(logger, rawAnswers),
     // Fastify answers a URL it cannot decode in its own shape, unless this is set.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {
       void reply.code(400).send(errorBody('malformedRequest', error.message));

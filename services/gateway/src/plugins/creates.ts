@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kafka } from 'kafkajs';
-import type { Histogram } from 'prom-client';
 import type { Topics } from '../../../../shared/contracts/kafka.ts';
 import { commandPublisher, type CommandPublisher } from '../command-publisher.ts';
+import type { GatewaySettings } from '../config.ts';
 import { createPlantOverKafka, type CreatePlant } from '../create-plant.ts';
 import { startReplyConsumer, type ReplyConsumer } from '../reply-consumer.ts';
 import type { ReplyWaiter } from '../reply-waiter.ts';
@@ -12,46 +12,32 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The use case behind POST /plants. */
     createPlant: CreatePlant;
+    /** Why `createPlant` cannot be served yet, or undefined once it can: `/readyz` reads it. */
+    createsNotReadyReason(): string | undefined;
     commandPublisher: CommandPublisher;
     replyConsumer: ReplyConsumer;
   }
 }
 
-export interface KafkaCreatesOptions {
+interface KafkaClientOptions {
   kafka: Kafka;
   topics: Topics;
-  waiter: ReplyWaiter;
-  produceDuration: Histogram<'outcome'>;
-  replyTimeoutMs: number;
-  /** Requests that may wait for a writer at once; more are refused rather than queued. */
-  maxInFlight: number;
 }
 
 /** The producer of create commands, disconnected once the app has answered its last request. */
-const commandPublisherClient = fp<
-  Omit<KafkaCreatesOptions, 'waiter' | 'replyTimeoutMs' | 'maxInFlight'>
->(
-  async (app, options) => {
-    const publisher = await commandPublisher(
-      options.kafka,
-      options.topics,
-      options.produceDuration,
-      app.log,
-    );
+const commandPublisherClient = fp<KafkaClientOptions>(
+  async (app, { kafka, topics }) => {
+    const publisher = await commandPublisher(kafka, topics, app.metrics.produceDuration, app.log);
     app.decorate('commandPublisher', publisher);
     app.addHook('onClose', () => publisher.disconnect());
   },
-  { name: 'command-publisher' },
+  { name: 'command-publisher', dependencies: ['http-metrics'] },
 );
 
 /** The consumer of replies, disconnected once the app has answered its last request. */
-const replyConsumerClient = fp<Pick<KafkaCreatesOptions, 'kafka' | 'topics' | 'waiter'>>(
-  async (app, options) => {
-    const consumer = await startReplyConsumer(
-      options.kafka,
-      options.topics.replies,
-      options.waiter,
-    );
+const replyConsumerClient = fp<KafkaClientOptions & { waiter: ReplyWaiter }>(
+  async (app, { kafka, topics, waiter }) => {
+    const consumer = await startReplyConsumer(kafka, topics.replies, waiter);
     app.decorate('replyConsumer', consumer);
     app.addHook('onClose', () => consumer.disconnect());
   },
@@ -59,30 +45,37 @@ const replyConsumerClient = fp<Pick<KafkaCreatesOptions, 'kafka' | 'topics' | 'w
 );
 
 /** Creates over Kafka: publish the command, wait for a writer's reply. */
-export function kafkaCreates(options: KafkaCreatesOptions): FastifyPluginAsync {
+export function kafkaCreates(
+  settings: Pick<GatewaySettings, 'topics' | 'replyTimeoutMs' | 'maxInFlight'>,
+  { kafka, waiter }: { kafka: Kafka; waiter: ReplyWaiter },
+): FastifyPluginAsync {
   return fp(
     async (app) => {
-      await app.register(replyConsumerClient, options);
-      await app.register(commandPublisherClient, options);
+      await app.register(replyConsumerClient, { kafka, topics: settings.topics, waiter });
+      await app.register(commandPublisherClient, { kafka, topics: settings.topics });
       app.decorate(
         'createPlant',
         createPlantOverKafka({
           publisher: app.commandPublisher,
-          waiter: options.waiter,
-          replyTimeoutMs: options.replyTimeoutMs,
-          maxInFlight: options.maxInFlight,
+          waiter,
+          replyTimeoutMs: settings.replyTimeoutMs,
+          maxInFlight: settings.maxInFlight,
         }),
+      );
+      app.decorate('createsNotReadyReason', () =>
+        app.replyConsumer.isReady() ? undefined : 'the reply consumer is not assigned yet',
       );
     },
     { name: 'creates' },
   );
 }
 
-/** Creates answered by `createPlant` in this process: the bench's baselines. */
+/** Creates answered by `createPlant` in this process, ready at once: the bench's baselines. */
 export function createsWith(createPlant: CreatePlant): FastifyPluginCallback {
   return fp(
     (app, _options, done) => {
       app.decorate('createPlant', createPlant);
+      app.decorate('createsNotReadyReason', () => undefined);
       done();
     },
     { name: 'creates' },

@@ -3,6 +3,13 @@ import fp from 'fastify-plugin';
 import type { RawAnswers } from '../malformed-http.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway's metrics: the routes count into them and serve them. */
+    metrics: GatewayMetrics;
+  }
+}
+
 const CLIENT_CLOSED_REQUEST = 499;
 
 export interface HttpMetricsOptions {
@@ -17,9 +24,11 @@ export interface HttpMetricsOptions {
  * histogram. Its create is still counted once the gateway has an outcome for it. A request Node
  * refused while its body arrived (408, 400) is timed with the status written for it. Register it
  * before plugins with other `onRequest` hooks, so that a client leaving during them is seen.
+ * Decorates the app with the metrics, for the routes and plugins that count into them.
  */
 export const httpMetrics = fp<HttpMetricsOptions>(
   (app, { metrics, rawAnswers }, done) => {
+    app.decorate('metrics', metrics);
     // Whichever comes first times a request: its answer, or its client leaving without one.
     const timed = new WeakSet<FastifyRequest>();
     const observeOnce = (request: FastifyRequest, reply: FastifyReply, status: number) => {

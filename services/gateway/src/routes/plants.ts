@@ -1,15 +1,9 @@
 import type { FastifyPluginCallback } from 'fastify';
-import type { Counter } from 'prom-client';
 import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
 import { ApiError } from '../api-error.ts';
+import type { HttpSettings } from '../config.ts';
 import type { CreateOutcome } from '../create-plant.ts';
 import { requestTraceContext } from '../request-tracing.ts';
-
-export interface PlantRoutesOptions {
-  /** Creates each token may make per minute; unlimited when absent. */
-  rateLimitPerMinute?: number;
-  replyTimeouts: Counter;
-}
 
 const RETRY_SHORTLY = { headers: { 'retry-after': '1' } };
 
@@ -36,14 +30,22 @@ function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiEr
 }
 
 /** POST /plants: authenticated, rate-limited per token, the body decoded losslessly. */
-export const plantRoutes: FastifyPluginCallback<PlantRoutesOptions> = (app, options, done) => {
+export const plantRoutes: FastifyPluginCallback<Pick<HttpSettings, 'rateLimitPerMinute'>> = (
+  app,
+  settings,
+  done,
+) => {
+  const { rateLimitPerMinute } = settings;
   app.post(
     '/plants',
     {
       onRequest: app.authenticate,
-      ...(options.rateLimitPerMinute === undefined
-        ? {}
-        : { config: { rateLimit: { max: options.rateLimitPerMinute, timeWindow: 60_000 } } }),
+      config: {
+        rateLimit:
+          rateLimitPerMinute === undefined
+            ? false
+            : { max: rateLimitPerMinute, timeWindow: 60_000 },
+      },
     },
     async (request, reply) => {
       const checked = decodeNewPlant(Buffer.isBuffer(request.body) ? request.body : null);
@@ -57,7 +59,7 @@ export const plantRoutes: FastifyPluginCallback<PlantRoutesOptions> = (app, opti
         const answer = outcome.reply;
         return reply.code(answer.status).send(answer.status === 200 ? answer.plant : answer.error);
       }
-      if (outcome.kind === 'timedOut') options.replyTimeouts.inc();
+      if (outcome.kind === 'timedOut') app.metrics.replyTimeouts.inc();
       throw refusalOf(outcome);
     },
   );

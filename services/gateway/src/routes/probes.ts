@@ -1,16 +1,14 @@
 import type { FastifyPluginCallback } from 'fastify';
 import { errorBody } from '../../../../shared/contracts/errors.ts';
 
-export interface ProbeRoutesOptions {
-  /** Why `/readyz` answers 503 (no reply consumer yet, draining), or undefined when ready. */
-  notReadyReason: () => string | undefined;
-}
-
-/** GET /healthz (the process runs) and GET /readyz (it can take creates). */
-export const probeRoutes: FastifyPluginCallback<ProbeRoutesOptions> = (app, options, done) => {
+/**
+ * GET /healthz (the process runs) and GET /readyz (it can take creates): not while it drains
+ * (`plugins/stopping.ts`), nor before its creates can be served (`plugins/creates.ts`).
+ */
+export const probeRoutes: FastifyPluginCallback = (app, _options, done) => {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', (_request, reply) => {
-    const reason = options.notReadyReason();
+    const reason = app.isDraining() ? 'shutting down' : app.createsNotReadyReason();
     if (reason === undefined) return { status: 'ready' };
     return reply
       .code(503)
