@@ -1,6 +1,7 @@
 // `npm run infra`: Kafka and a MongoDB-protocol server in the foreground until Ctrl-C.
 import { parseArgs } from 'node:util';
 import { brokerCount, consecutiveNodePorts } from './kafka.ts';
+import { stopServersOfKilledLaunchers } from './orphans.ts';
 import { stackDir } from './paths.ts';
 import { assertPortFree } from './ports.ts';
 import { startLocalStack } from './stack.ts';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   const twice = taken.find((each, index) => taken.indexOf(each) !== index);
   if (twice !== undefined)
     throw new Error(`Port ${String(twice)} would be used twice. Usage: ${USAGE}`);
+  await stopServersOfKilledLaunchers();
   const hint = `Is \`npm run infra\` already running? Choose other ports: ${USAGE}`;
   for (const each of taken) await assertPortFree(each, hint);
 

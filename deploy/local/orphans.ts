@@ -1,53 +1,35 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { stateRoot } from './paths.ts';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cacheRoot } from './paths.ts';
+import { isRunning, processIdentity, pidScope, type ProcessIdentity } from './process-identity.ts';
 
-// A server whose owner was killed with SIGKILL outlives it. Each server is recorded here with
-// its owner's pid; the next start from this clone kills the servers whose owner is gone.
-const registry = join(stateRoot, 'servers');
+// A server runs in a session of its own, so one whose launcher was killed (SIGKILL, the OOM
+// killer) outlives it. Every server is recorded in a registry of this user on this machine, in
+// the cache directory that every clone shares, and any later start stops the servers whose
+// launcher is gone. A process is known by its pid and its start time: a pid that the system has
+// given to another process since is never killed. Each entry is written by its launcher alone and
+// named after its server, so concurrent starts need no lock: a reader skips an entry that is
+// still being written.
 
-interface Entry {
-  owner: number;
-  args: readonly string[];
+export interface ServerEntry {
+  readonly owner: ProcessIdentity;
+  readonly uid: number;
+  readonly name: string;
+  readonly command: readonly string[];
 }
 
-export function rememberServer(pid: number, args: readonly string[]): void {
-  mkdirSync(registry, { recursive: true });
-  writeFileSync(join(registry, `${pid}.json`), JSON.stringify({ owner: process.pid, args }));
+export interface OrphanedServer extends ProcessIdentity {
+  readonly name: string;
 }
 
-export function forgetServer(pid: number): void {
-  rmSync(join(registry, `${pid}.json`), { force: true });
+/** The registry of this user's servers: pids name processes only within one boot and pid namespace. */
+export function registryDir(cache: string = cacheRoot()): string {
+  const { boot, namespace } = pidScope();
+  return join(cache, 'servers', boot, namespace);
 }
 
-export function reapOrphans(): void {
-  let files: string[];
-  try {
-    files = readdirSync(registry);
-  } catch {
-    return;
-  }
-  for (const file of files) {
-    const pid = Number.parseInt(file, 10);
-    const entry = readEntry(join(registry, file));
-    if (entry && isAlive(entry.owner)) continue;
-    const commandLine = commandLineOf(pid);
-    // A suffix: a wrapper that execs (setpriv) leaves only the wrapped command's arguments.
-    if (entry && commandLine && entry.args.join('\0').endsWith(commandLine)) {
-      process.kill(pid, 'SIGKILL');
-    }
-    forgetServer(pid);
-  }
-}
-
-function readEntry(file: string): Entry | null {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Entry;
-  } catch {
-    return null;
-  }
-}
-
+/** Whether any process has this pid, a zombie included (tests' check that nothing is left). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -57,12 +39,111 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** The arguments after argv[0], or null when the process is gone (Linux /proc). */
-function commandLineOf(pid: number): string | null {
+export function recordServer(
+  dir: string,
+  server: ProcessIdentity,
+  entry: Omit<ServerEntry, 'owner' | 'uid'>,
+  owner: ProcessIdentity | null = processIdentity(process.pid),
+): void {
+  if (owner === null) return;
+  mkdirSync(dir, { recursive: true });
+  const recorded: ServerEntry = { owner, uid: currentUid(), ...entry };
+  writeFileSync(join(dir, entryName(server)), JSON.stringify(recorded));
+}
+
+/** Called once the server has exited: until then its entry lets a later start find it. */
+export function forgetServer(dir: string, server: ProcessIdentity): void {
+  rmSync(join(dir, entryName(server)), { force: true });
+}
+
+/**
+ * Sends SIGKILL to every recorded server of this user whose owner is gone, without waiting for
+ * them to exit, and removes the entries of servers that have exited (and of earlier boots).
+ */
+export function killOrphans(dir: string = registryDir()): OrphanedServer[] {
+  removeEarlierBoots(dir);
+  const killed: OrphanedServer[] = [];
+  for (const file of entryFiles(dir)) {
+    const server = identityFromName(file);
+    if (server === null) continue;
+    const entry = readEntry(join(dir, file));
+    // In a cache directory shared between users, another user's servers are theirs to stop.
+    if (entry !== null && entry.uid !== currentUid()) continue;
+    if (!isRunning(server)) {
+      forgetServer(dir, server);
+      continue;
+    }
+    // Null: its owner is writing it right now (one that died doing so sent the server SIGTERM).
+    if (entry === null || isRunning(entry.owner)) continue;
+    try {
+      process.kill(server.pid, 'SIGKILL');
+      killed.push({ ...server, name: entry.name });
+    } catch {
+      // It exited since, or is not ours to signal: either way nothing is left to do.
+    }
+  }
+  return killed;
+}
+
+/**
+ * `killOrphans`, then waits until they are gone (their ports free again) and forgets them. One
+ * still there after 10 s (stuck in the kernel) is left to the caller's port check to report.
+ */
+export async function stopOrphanedServers(dir: string = registryDir()): Promise<OrphanedServer[]> {
+  const killed = killOrphans(dir);
+  const deadline = Date.now() + 10_000;
+  while (killed.some(isRunning) && Date.now() < deadline) await sleep(50);
+  for (const server of killed) if (!isRunning(server)) forgetServer(dir, server);
+  return killed;
+}
+
+/** For `npm start` and `npm run infra`, before they check their ports. */
+export async function stopServersOfKilledLaunchers(): Promise<void> {
+  const stopped = await stopOrphanedServers();
+  if (stopped.length === 0) return;
+  const which = stopped.map(({ name, pid }) => `${name} (pid ${String(pid)})`).join(', ');
+  console.log(`Stopped the servers of a launcher that was killed without stopping them: ${which}`);
+}
+
+function entryName(server: ProcessIdentity): string {
+  return `${String(server.pid)}-${String(server.startTime)}.json`;
+}
+
+function identityFromName(file: string): ProcessIdentity | null {
+  const match = /^(\d+)-(\d+)\.json$/.exec(file);
+  return match ? { pid: Number(match[1]), startTime: Number(match[2]) } : null;
+}
+
+function entryFiles(dir: string): string[] {
   try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
-    return argv.join('\0');
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function readEntry(file: string): ServerEntry | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ServerEntry;
   } catch {
     return null;
   }
+}
+
+/** Every process recorded before the last boot is gone. */
+function removeEarlierBoots(dir: string): void {
+  const boots = dirname(dirname(dir));
+  const current = dirname(dir);
+  for (const boot of entryFiles(boots)) {
+    if (join(boots, boot) === current) continue;
+    try {
+      rmSync(join(boots, boot), { recursive: true, force: true });
+    } catch {
+      // Another user's, in a cache directory shared between users.
+    }
+  }
+}
+
+function currentUid(): number {
+  return process.getuid?.() ?? -1;
 }

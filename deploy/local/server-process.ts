@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { forgetServer, reapOrphans, rememberServer } from './orphans.ts';
+import { basename, dirname } from 'node:path';
+import { forgetServer, killOrphans, recordServer, registryDir } from './orphans.ts';
+import { processIdentity } from './process-identity.ts';
+import { findOnPath } from './tools.ts';
 
 export interface ServerProcessOptions {
   name: string;
@@ -40,11 +42,28 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+const SETPRIV = findOnPath('setpriv');
+
+/**
+ * The command that runs the server with SIGTERM due when its owner dies, however it dies
+ * (PR_SET_PDEATHSIG, set by util-linux's setpriv, which then execs the server: same pid, same
+ * start time). The signal is due when the owner's thread that spawned it ends: servers are
+ * started from a main thread, never from a worker thread. A command that is setpriv already gets
+ * the option in the same call: a later change of user (PostgreSQL under root) would clear it.
+ */
+function terminatedWithOwner(command: string, args: readonly string[]): [string, string[]] {
+  const option = ['--pdeathsig', 'TERM'];
+  if (SETPRIV === null) return [command, [...args]];
+  if (basename(command) === 'setpriv') return [command, [...option, ...args]];
+  return [SETPRIV, [...option, '--', command, ...args]];
+}
+
 export function startServerProcess(options: ServerProcessOptions): ServerProcess {
-  reapOrphans();
+  const registry = registryDir();
+  killOrphans(registry);
   mkdirSync(dirname(options.logFile), { recursive: true });
   const log = openSync(options.logFile, 'a');
-  const child = spawn(options.command, options.args, {
+  const child = spawn(...terminatedWithOwner(options.command, options.args), {
     env: options.env ?? process.env,
     cwd: options.cwd,
     stdio: ['ignore', log, log],
@@ -56,14 +75,20 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
   const { pid } = child;
   if (pid === undefined) throw new Error(`${options.name} could not be started`);
   running.add(child);
-  rememberServer(pid, options.args);
+  // Read before anything awaits: until this process reaps the child, its pid stays the child's.
+  const identity = processIdentity(pid);
+  if (identity !== null)
+    recordServer(registry, identity, {
+      name: options.name,
+      command: [options.command, ...options.args],
+    });
 
   let alive = true;
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => {
       alive = false;
       running.delete(child);
-      forgetServer(pid);
+      if (identity !== null) forgetServer(registry, identity);
       resolve({ code, signal });
     });
   });

@@ -8,6 +8,7 @@ import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { brokerCount, consecutiveNodePorts } from './kafka.ts';
+import { stopServersOfKilledLaunchers } from './orphans.ts';
 import { stackDir } from './paths.ts';
 import { assertPortFree, freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
@@ -31,6 +32,8 @@ const port = Number(process.env.PORT || 3000);
 const givenTokens = process.env.AUTH_TOKENS || undefined;
 
 async function main(): Promise<void> {
+  // A gateway or server that a killed `npm start` left running would hold the ports checked here.
+  await stopServersOfKilledLaunchers();
   const hint = 'Is `npm start` or `npm run infra` already running? Stop it, or set PORT.';
   await assertPortFree(port, hint);
   const stack = await serversFromEnvironmentOr(async () => {

@@ -5,25 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { pingMongo } from '../../deploy/local/mongo-ping.ts';
 import { readEnvFile } from '../../deploy/local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
-import { isAlive, reapOrphans } from '../../deploy/local/orphans.ts';
+import { isAlive } from '../../deploy/local/orphans.ts';
 import { LOOPBACK } from '../../deploy/local/ports.ts';
-import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
+import {
+  childPids,
+  listTopics,
+  portArgs,
+  runInfra,
+  serversStarted,
+} from '../support/infra-process.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
-
-/** Kafka and FerretDB, and PostgreSQL when it is FerretDB's backend (the default where present). */
-function serversStarted(output: string): number {
-  return output.includes('on PostgreSQL)') ? 3 : 2;
-}
-
-async function listTopics(brokers: string): Promise<string[]> {
-  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    return await admin.listTopics();
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 describe.skipIf(localServersUnavailable)('npm run infra', () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
@@ -121,19 +112,5 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
 
     expect(await infra.exited).toBe(1);
     expect(infra.output()).toContain('Port 29094 would be used twice.');
-  });
-
-  it('When its owner is killed with SIGKILL, then the next start from this clone stops the orphaned servers', async () => {
-    const dir = await temporaryDirectory();
-    const infra = runInfra(await portArgs(dir));
-    await infra.printed('Ctrl-C stops both.');
-    const servers = childPids(infra.child.pid ?? 0);
-
-    infra.child.kill('SIGKILL');
-    await infra.exited;
-    expect(servers.filter(isAlive)).toHaveLength(serversStarted(infra.output()));
-    reapOrphans();
-
-    await expect.poll(() => servers.filter(isAlive), { timeout: 5_000 }).toEqual([]);
   });
 });

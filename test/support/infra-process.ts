@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { onTestFinished } from 'vitest';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
@@ -10,7 +11,6 @@ export interface InfraRun extends ChildOutput {
   readonly child: ChildProcess;
 }
 
-/** Runs `npm run infra`'s entry point as a child process, as a user would. */
 /** `npm run infra` arguments for a stack in `dir` on free ports of its own. */
 export async function portArgs(dir: string): Promise<string[]> {
   return [
@@ -25,15 +25,16 @@ export async function portArgs(dir: string): Promise<string[]> {
   ];
 }
 
-export function runInfra(args: readonly string[], env: NodeJS.ProcessEnv = process.env): InfraRun {
-  const child = spawn(
-    process.execPath,
-    [join(projectRoot, 'deploy', 'local', 'infra.ts'), ...args],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+/** Runs `npm run infra`'s entry point (of the clone in `root`) as a child process, as a user would. */
+export function runInfra(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  root = projectRoot,
+): InfraRun {
+  const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'infra.ts'), ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   onTestFinished(() => {
     child.kill('SIGKILL');
   });
@@ -58,4 +59,19 @@ export function childPids(parent: number): number[] {
 /** Every process below `root`: its children, theirs, and so on. */
 export function descendantPids(root: number): number[] {
   return childPids(root).flatMap((child) => [child, ...descendantPids(child)]);
+}
+
+/** Kafka and FerretDB, and PostgreSQL when it is FerretDB's backend (the default where present). */
+export function serversStarted(output: string): number {
+  return output.includes('on PostgreSQL)') ? 3 : 2;
+}
+
+export async function listTopics(brokers: string): Promise<string[]> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return await admin.listTopics();
+  } finally {
+    await admin.disconnect();
+  }
 }

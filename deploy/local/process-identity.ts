@@ -1,0 +1,47 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+
+/** A process as the kernel knows it: its pid and when it started, in clock ticks since boot. */
+export interface ProcessIdentity {
+  readonly pid: number;
+  readonly startTime: number;
+}
+
+/** The identity of a running process, or null when it is gone, a zombie, or not on Linux. */
+export function processIdentity(pid: number): ProcessIdentity | null {
+  const stat = procText(`/proc/${String(pid)}/stat`);
+  // The command name in parentheses may hold spaces; the state is the field after it, the start
+  // time the 20th after that.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const startTime = Number(fields[19]);
+  if (fields[0] === undefined || fields[0] === 'Z' || !Number.isInteger(startTime)) return null;
+  return { pid, startTime };
+}
+
+/** Whether the process still runs: a pid the system has given to another process since does not. */
+export function isRunning(candidate: ProcessIdentity): boolean {
+  return processIdentity(candidate.pid)?.startTime === candidate.startTime;
+}
+
+/** Where a pid and a start time name one process: this boot, this pid namespace. */
+export function pidScope(): { boot: string; namespace: string } {
+  return {
+    boot: procText('/proc/sys/kernel/random/boot_id') || 'unknown',
+    namespace: /\d+/.exec(procLink('/proc/self/ns/pid'))?.[0] ?? 'unknown',
+  };
+}
+
+function procText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function procLink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
