@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
@@ -77,6 +78,8 @@ async function repliesTo(kafka: Kafka, topic: string, plants: TestPlant[]): Prom
   });
 }
 
+const SEND_RETRY_MS = 20;
+
 const answered = (plants: TestPlant[]) =>
   plants.map(({ answer }) => ({ status: 200, plant: answer }));
 
@@ -111,9 +114,14 @@ describe.skipIf(localServersUnavailable)('Writers whose consumer kafkajs gave up
     await repliesTo(before);
 
     // As in `npm run chaos`: the writers are answering, committing and heartbeating meanwhile.
+    // A send that fails at once (the producer disconnected) must not starve the event loop, and
+    // the load ends with the test even when the test ends on its timeout.
     const loading = new AbortController();
+    onTestFinished(() => {
+      loading.abort();
+    });
     const load = (async () => {
-      while (!loading.signal.aborted) await send([aPlant()]).catch(() => undefined);
+      while (!loading.signal.aborted) await send([aPlant()]).catch(() => sleep(SEND_RETRY_MS));
     })();
     await broker.stop();
     await broker.start();
