@@ -7,7 +7,7 @@ import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts
 import { commandsPublished } from '../support/gateway.ts';
 import { int32, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
 
-const DLQ_MAIN = join(projectRoot, 'services', 'writer', 'src', 'dlq-main.ts');
+const DLQ_MAIN = join(projectRoot, 'services', 'writer', 'src', 'dlq', 'main.ts');
 
 /** `npm run dlq -- <args>` on the harness's topics: its JSON lines and its summary line. */
 async function dlq(harness: WriterHarness, ...args: string[]) {
