@@ -8,6 +8,8 @@ export default defineConfig({
     // slowest-tests report after each run checks (docs/development.md).
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // expect.poll waits on a condition; its default limit of 1 s is one a busy machine outlasts.
+    expect: { poll: { timeout: 15_000 } },
     reporters: ['default', new SlowestTestsReporter()],
     projects: [
       {
