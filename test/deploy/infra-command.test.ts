@@ -134,6 +134,6 @@ describe.skipIf(localServersUnavailable)('npm run infra', () => {
     expect(servers.filter(isAlive)).toHaveLength(serversStarted(infra.output()));
     reapOrphans();
 
-    await expect.poll(() => servers.filter(isAlive), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => servers.filter(isAlive)).toEqual([]);
   });
 });
