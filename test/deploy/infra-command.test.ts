@@ -8,7 +8,11 @@ import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import { isAlive, reapOrphans } from '../../deploy/local/orphans.ts';
 import { LOOPBACK } from '../../deploy/local/ports.ts';
 import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import {
+  localServersUnavailable,
+  OWN_STACK_TIMEOUT_MS,
+  temporaryDirectory,
+} from '../support/local-servers.ts';
 
 /** Kafka and FerretDB, and PostgreSQL when it is FerretDB's backend (the default where present). */
 function serversStarted(output: string): number {
@@ -25,7 +29,7 @@ async function listTopics(brokers: string): Promise<string[]> {
   }
 }
 
-describe.skipIf(localServersUnavailable)('npm run infra', () => {
+describe.skipIf(localServersUnavailable)('npm run infra', { timeout: OWN_STACK_TIMEOUT_MS }, () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     'When started, then it prints addresses that answer and its log folder, and %s stops every server it started',
     async (signal) => {
