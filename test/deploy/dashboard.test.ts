@@ -8,7 +8,7 @@ import { attachGateway } from '../support/gateway.ts';
 import { grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
 import { metric, parseMetrics, type Sample } from '../support/metrics.ts';
 import { aPlant } from '../support/plants.ts';
-import { promtool } from '../support/promtool.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/promtool.ts';
 import { runTool } from '../support/run-tool.ts';
 import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
 
@@ -126,7 +126,7 @@ describe('The Grafana dashboard (deploy/grafana/plant-store.json)', () => {
     dashboard = JSON.parse(await readFile(DASHBOARD, 'utf8')) as Dashboard;
     [binary, checker] = await Promise.all([promtool(), grafanaDashboardCheck()]);
     scratch = await mkdtemp(join(tmpdir(), 'plant-store-dashboard-'));
-  }, 900_000);
+  }, PROMTOOL_BUILD_LIMIT_MS);
   afterAll(async () => {
     if (scratch !== '') await rm(scratch, { recursive: true, force: true });
   });

@@ -14,9 +14,13 @@ import {
   runInfra,
   serversStarted,
 } from '../support/infra-process.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import {
+  localServersUnavailable,
+  OWN_STACK_TIMEOUT_MS,
+  temporaryDirectory,
+} from '../support/local-servers.ts';
 
-describe.skipIf(localServersUnavailable)('npm run infra', () => {
+describe.skipIf(localServersUnavailable)('npm run infra', { timeout: OWN_STACK_TIMEOUT_MS }, () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     'When started, then it prints addresses that answer and its log folder, and %s stops every server it started',
     async (signal) => {

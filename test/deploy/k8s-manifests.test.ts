@@ -131,33 +131,40 @@ describe('deploy/k8s', () => {
     return checkJsonSchema(checks, ['--schemafile', schema, ...files]);
   }
 
-  it('When the KafkaTopics, the KafkaUsers, the ScaledObject, its TriggerAuthentication, the PrometheusRule and the PodMonitors are validated against the Strimzi, KEDA and Prometheus Operator CRD schemas, then they pass', async () => {
-    for (const kind of CUSTOM_KINDS) {
+  // One check-jsonschema run per test: each run starts Python and reads a CRD of its own.
+  it.for(CUSTOM_KINDS)(
+    'When each %s is validated against its CRD schema (Strimzi, KEDA or the Prometheus Operator), then it passes',
+    async (kind) => {
       const run = await customResourceCheck(kind, resourcesOf(checks.manifests, kind));
 
       expect(run.output, kind).toContain('ok -- validation done');
       expect(run.exitCode, kind).toBe(0);
-    }
-  });
+    },
+  );
 
-  it('When a custom resource has a wrong type, an unknown field or misses a required field, then its CRD schema refuses it', async () => {
+  it('When a KafkaTopic has a wrong type or an unknown field, then its CRD schema refuses it', async () => {
     const topic = resourceOf(checks.manifests, 'KafkaTopic', 'plants.create');
-    const scaler = resourceOf(checks.manifests, 'ScaledObject', 'plant-store-writer');
     const stringPartitions = structuredClone(topic);
     (stringPartitions.spec as Record<string, unknown>).partitions = '12';
     const misspelt = structuredClone(topic);
     Object.assign(misspelt.spec, { partitons: 12 });
+
+    const topics = await customResourceCheck('KafkaTopic', [stringPartitions, misspelt]);
+
+    expect(topics.output).toContain("$.spec.partitions: '12' is not of type 'integer'");
+    expect(topics.output).toContain("('partitons' was unexpected)");
+    expect(topics.exitCode).toBe(1);
+  });
+
+  it('When a ScaledObject has a wrong type or misses a required field, then its CRD schema refuses it', async () => {
+    const scaler = resourceOf(checks.manifests, 'ScaledObject', 'plant-store-writer');
     const numberThreshold = structuredClone(scaler);
     (numberThreshold.spec.triggers[0].metadata as Record<string, unknown>).lagThreshold = 1000;
     const untargeted = structuredClone(scaler);
     delete untargeted.spec.scaleTargetRef;
 
-    const topics = await customResourceCheck('KafkaTopic', [stringPartitions, misspelt]);
     const scalers = await customResourceCheck('ScaledObject', [numberThreshold, untargeted]);
 
-    expect(topics.output).toContain("$.spec.partitions: '12' is not of type 'integer'");
-    expect(topics.output).toContain("('partitons' was unexpected)");
-    expect(topics.exitCode).toBe(1);
     expect(scalers.output).toContain(
       "$.spec.triggers[0].metadata.lagThreshold: 1000 is not of type 'string'",
     );
@@ -165,7 +172,7 @@ describe('deploy/k8s', () => {
     expect(scalers.exitCode).toBe(1);
   });
 
-  it("When a KafkaUser has an unknown field or Kafka's CLI name for a prefix pattern, or a TriggerAuthentication misses a Secret's key, then their CRD schemas refuse them", async () => {
+  it("When a KafkaUser has an unknown field or Kafka's CLI name for a prefix pattern, then its CRD schema refuses it", async () => {
     const user = resourceOf(checks.manifests, 'KafkaUser', 'plant-store-gateway');
     const unknownField = structuredClone(user);
     const [acl] = unknownField.spec.authorization.acls;
@@ -174,19 +181,24 @@ describe('deploy/k8s', () => {
     Object.assign(cliPattern.spec.authorization.acls[0]?.resource ?? {}, {
       patternType: 'prefixed',
     });
-    const keyless = structuredClone(
-      resourceOf(checks.manifests, 'TriggerAuthentication', 'plant-store-writer-kafka'),
-    );
-    delete (keyless.spec.secretTargetRef?.[0] as { key?: string } | undefined)?.key;
 
     const users = await customResourceCheck('KafkaUser', [unknownField, cliPattern]);
-    const auths = await customResourceCheck('TriggerAuthentication', [keyless]);
 
     expect(users.output).toContain("('operation' was unexpected)");
     expect(users.output).toContain(
       "$.spec.authorization.acls[0].resource.patternType: 'prefixed' is not one of ['literal', 'prefix']",
     );
     expect(users.exitCode).toBe(1);
+  });
+
+  it("When a TriggerAuthentication misses a Secret's key, then its CRD schema refuses it", async () => {
+    const keyless = structuredClone(
+      resourceOf(checks.manifests, 'TriggerAuthentication', 'plant-store-writer-kafka'),
+    );
+    delete (keyless.spec.secretTargetRef?.[0] as { key?: string } | undefined)?.key;
+
+    const auths = await customResourceCheck('TriggerAuthentication', [keyless]);
+
     expect(auths.output).toContain("$.spec.secretTargetRef[0]: 'key' is a required property");
     expect(auths.exitCode).toBe(1);
   });

@@ -15,7 +15,11 @@ import {
   serversStarted,
   type InfraRun,
 } from '../support/infra-process.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import {
+  localServersUnavailable,
+  OWN_STACK_TIMEOUT_MS,
+  temporaryDirectory,
+} from '../support/local-servers.ts';
 
 /**
  * A cache directory of the test's own, so that its registry of servers is seen by no other start
@@ -58,50 +62,54 @@ async function startedServers(infra: InfraRun) {
   return servers;
 }
 
-describe.skipIf(localServersUnavailable)('A launcher killed with SIGKILL', () => {
-  it('When `npm run infra` is killed with SIGKILL, then its servers exit by themselves', async () => {
-    const env = { ...process.env, PLANT_STORE_CACHE_DIR: await cacheOfItsOwn() };
-    const infra = runInfra(await portArgs(await temporaryDirectory()), env);
-    const servers = await startedServers(infra);
+describe.skipIf(localServersUnavailable)(
+  'A launcher killed with SIGKILL',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it('When `npm run infra` is killed with SIGKILL, then its servers exit by themselves', async () => {
+      const env = { ...process.env, PLANT_STORE_CACHE_DIR: await cacheOfItsOwn() };
+      const infra = runInfra(await portArgs(await temporaryDirectory()), env);
+      const servers = await startedServers(infra);
 
-    infra.child.kill('SIGKILL');
-    await infra.exited;
+      infra.child.kill('SIGKILL');
+      await infra.exited;
 
-    await expect.poll(() => servers.filter(isRunning), { timeout: 30_000 }).toEqual([]);
-  }, 120_000);
+      await expect.poll(() => servers.filter(isRunning), { timeout: 30_000 }).toEqual([]);
+    }, 120_000);
 
-  it('When `npm run infra` is killed with SIGKILL while its servers hang in their stop, then `npm run infra` of another clone on the same ports stops them and comes up', async () => {
-    const env = { ...process.env, PLANT_STORE_CACHE_DIR: await cacheOfItsOwn() };
-    const ports = (await portArgs(await temporaryDirectory())).slice(2);
-    const kafkaPort = ports[ports.indexOf('--kafka-port') + 1] ?? '';
-    const first = runInfra(['--dir', await temporaryDirectory(), ...ports], env);
-    const servers = await startedServers(first);
-    // Stopped processes act on no SIGTERM, neither the launcher's nor the one due at its death.
-    for (const server of servers) process.kill(server.pid, 'SIGSTOP');
-    first.child.kill('SIGTERM');
-    await first.printed('SIGTERM: stopping');
-    first.child.kill('SIGKILL');
-    await first.exited;
+    it('When `npm run infra` is killed with SIGKILL while its servers hang in their stop, then `npm run infra` of another clone on the same ports stops them and comes up', async () => {
+      const env = { ...process.env, PLANT_STORE_CACHE_DIR: await cacheOfItsOwn() };
+      const ports = (await portArgs(await temporaryDirectory())).slice(2);
+      const kafkaPort = ports[ports.indexOf('--kafka-port') + 1] ?? '';
+      const first = runInfra(['--dir', await temporaryDirectory(), ...ports], env);
+      const servers = await startedServers(first);
+      // Stopped processes act on no SIGTERM, neither the launcher's nor the one due at its death.
+      for (const server of servers) process.kill(server.pid, 'SIGSTOP');
+      first.child.kill('SIGTERM');
+      await first.printed('SIGTERM: stopping');
+      first.child.kill('SIGKILL');
+      await first.exited;
 
-    const second = runInfra(
-      ['--dir', await temporaryDirectory(), ...ports],
-      env,
-      await anotherClone(),
-    );
-    await second.printed('Ctrl-C stops both.');
+      const second = runInfra(
+        ['--dir', await temporaryDirectory(), ...ports],
+        env,
+        await anotherClone(),
+      );
+      await second.printed('Ctrl-C stops both.');
 
-    expect(second.output()).toContain(
-      'Stopped the servers of a launcher that was killed without stopping them: ',
-    );
-    for (const { pid } of servers) expect(second.output()).toContain(`(pid ${String(pid)})`);
-    const brokers = /KAFKA_BROKERS=(\S+)/.exec(second.output())?.[1] ?? '';
-    expect(brokers).toBe(`127.0.0.1:${kafkaPort}`);
-    await expect(listTopics(brokers)).resolves.toBeInstanceOf(Array);
-    await expect(
-      pingMongo(/MONGODB_URI=(\S+)/.exec(second.output())?.[1] ?? ''),
-    ).resolves.toBeUndefined();
-    expect(servers.filter(isRunning)).toEqual([]);
-    second.child.kill('SIGINT');
-    expect(await second.exited).toBe(0);
-  }, 240_000);
-});
+      expect(second.output()).toContain(
+        'Stopped the servers of a launcher that was killed without stopping them: ',
+      );
+      for (const { pid } of servers) expect(second.output()).toContain(`(pid ${String(pid)})`);
+      const brokers = /KAFKA_BROKERS=(\S+)/.exec(second.output())?.[1] ?? '';
+      expect(brokers).toBe(`127.0.0.1:${kafkaPort}`);
+      await expect(listTopics(brokers)).resolves.toBeInstanceOf(Array);
+      await expect(
+        pingMongo(/MONGODB_URI=(\S+)/.exec(second.output())?.[1] ?? ''),
+      ).resolves.toBeUndefined();
+      expect(servers.filter(isRunning)).toEqual([]);
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }, 240_000);
+  },
+);

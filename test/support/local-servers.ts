@@ -27,6 +27,13 @@ export const securedStackUnavailable =
         ? 'the secured stack runs FerretDB with TLS; mongod is on PATH'
         : null);
 
+/**
+ * The limit on hangs of a test that starts and stops a stack of its own: one start and stop
+ * takes 10 to 40 s on two loaded cores, so the 60 s of other tests would make its outcome a matter
+ * of the machine's pace.
+ */
+export const OWN_STACK_TIMEOUT_MS = 300_000;
+
 export async function temporaryDirectory(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-test-'));
   onTestFinished(async () => {

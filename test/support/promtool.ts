@@ -13,6 +13,12 @@ const PROMETHEUS = {
 };
 
 /**
+ * How long a hook that may build promtool waits: a limit on hangs. The build takes 2–4 minutes on
+ * idle cores and took 30 minutes on two loaded ones.
+ */
+export const PROMTOOL_BUILD_LIMIT_MS = 3_600_000;
+
+/**
  * promtool, built once per machine from the pinned Prometheus module (2–4 minutes; 1.9 GB of
  * module and build cache, removed after the build) and kept in the machine's cache.
  */
