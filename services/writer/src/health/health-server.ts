@@ -3,7 +3,14 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorBody, type ErrorBody } from '../../../../shared/contracts/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { Writer } from '../writer.ts';
+import type { WriterMetrics } from './metrics.ts';
+
+/** What the probes and the scrape read of the writer. */
+export interface WriterHealth {
+  readonly metrics: Pick<WriterMetrics, 'registry'>;
+  /** Why the writer cannot take commands, or undefined when it can. */
+  notReadyReason(): string | undefined;
+}
 
 export interface HealthServer {
   /** Where it listens, e.g. http://127.0.0.1:9464. */
@@ -18,7 +25,7 @@ export interface HealthServer {
  * restarts, and from the moment it stops) and `/metrics`.
  */
 export async function startHealthServer(
-  writer: Pick<Writer, 'metrics' | 'notReadyReason'>,
+  writer: WriterHealth,
   { host, port, logger }: { host: string; port: number; logger: Logger },
 ): Promise<HealthServer> {
   const { registry } = writer.metrics;
