@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** A process as the kernel knows it: its pid and when it started, in clock ticks since boot. */
 export interface ProcessIdentity {
@@ -6,15 +6,29 @@ export interface ProcessIdentity {
   readonly startTime: number;
 }
 
-/** The identity of a running process, or null when it is gone, a zombie, or not on Linux. */
+/**
+ * The identity of a running process, or null when it is gone, a zombie whose threads have all
+ * exited, or not on Linux. A process's first thread turns zombie while the others may still be
+ * exiting and holding its files: a JVM killed while stopped (SIGSTOP) kept its port for a moment
+ * after, and a start that took it for gone found the port in use.
+ */
 export function processIdentity(pid: number): ProcessIdentity | null {
   const stat = procText(`/proc/${String(pid)}/stat`);
   // The command name in parentheses may hold spaces; the state is the field after it, the start
   // time the 20th after that.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const startTime = Number(fields[19]);
-  if (fields[0] === undefined || fields[0] === 'Z' || !Number.isInteger(startTime)) return null;
+  if (fields[0] === undefined || !Number.isInteger(startTime)) return null;
+  if (fields[0] === 'Z' && threads(pid) <= 1) return null;
   return { pid, startTime };
+}
+
+function threads(pid: number): number {
+  try {
+    return readdirSync(`/proc/${String(pid)}/task`).length;
+  } catch {
+    return 0;
+  }
 }
 
 /** Whether the process still runs: a pid the system has given to another process since does not. */
