@@ -11,6 +11,9 @@ import { descendantPids } from '../support/infra-process.ts';
 import { olderNodeDirectory } from '../support/older-node.ts';
 import { copyProjectFiles, projectFiles } from '../support/project-files.ts';
 
+/** A limit on hangs: `npm ci` and a first start took 51 s on two cores, 3-4 times that when loaded. */
+const FIRST_START_TIMEOUT_MS = 600_000;
+
 let clone: string;
 let path: string;
 
@@ -22,47 +25,51 @@ beforeAll(async () => {
 afterAll(() => rm(clone, { recursive: true, force: true }));
 
 describe('The first command on a fresh clone, with an older Node first on PATH', () => {
-  it('When `npm start` is the first command, then it installs the dependencies, starts on the pinned Node, the README curl returns 200, and Ctrl-C stops everything', async () => {
-    const port = await freePort();
-    const npm = spawn('npm', ['start', '--', '--dir', join(clone, '.local', 'start')], {
-      cwd: clone,
-      env: {
-        PATH: path,
-        HOME: process.env.HOME,
-        PORT: String(port),
-        KAFKA_BROKERS: inject('kafkaBrokers'),
-        MONGODB_URI: inject('mongoUri'),
-        MONGODB_DATABASE: `test-fresh-clone-${String(port)}`,
-        AUTH_TOKENS: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // A process group of its own, as a terminal's foreground job: Ctrl-C signals all of it.
-      detached: true,
-    });
-    onTestFinished(() => {
-      for (const pid of descendantPids(npm.pid ?? 0)) process.kill(pid, 'SIGKILL');
-      npm.kill('SIGKILL');
-    });
-    const { output, printed, exited } = watchOutput(npm, 'npm start');
-    await printed('Ctrl-C stops everything.');
-    const processes = descendantPids(npm.pid ?? 0);
-    const token = /Development token: (\S+)/.exec(output())?.[1] ?? '';
+  it(
+    'When `npm start` is the first command, then it installs the dependencies, starts on the pinned Node, the README curl returns 200, and Ctrl-C stops everything',
+    async () => {
+      const port = await freePort();
+      const npm = spawn('npm', ['start', '--', '--dir', join(clone, '.local', 'start')], {
+        cwd: clone,
+        env: {
+          PATH: path,
+          HOME: process.env.HOME,
+          PORT: String(port),
+          KAFKA_BROKERS: inject('kafkaBrokers'),
+          MONGODB_URI: inject('mongoUri'),
+          MONGODB_DATABASE: `test-fresh-clone-${String(port)}`,
+          AUTH_TOKENS: '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // A process group of its own, as a terminal's foreground job: Ctrl-C signals all of it.
+        detached: true,
+      });
+      onTestFinished(() => {
+        for (const pid of descendantPids(npm.pid ?? 0)) process.kill(pid, 'SIGKILL');
+        npm.kill('SIGKILL');
+      });
+      const { output, printed, exited } = watchOutput(npm, 'npm start');
+      await printed('Ctrl-C stops everything.');
+      const processes = descendantPids(npm.pid ?? 0);
+      const token = /Development token: (\S+)/.exec(output())?.[1] ?? '';
 
-    const response = await fetch(`http://127.0.0.1:${String(port)}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
-    });
+      const response = await fetch(`http://127.0.0.1:${String(port)}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"id": 1, "name": "Monstera", "tag": "aroid"}',
+      });
 
-    expect(output()).toContain('dependencies are missing; running `npm ci` once.');
-    expect(output()).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
-    process.kill(-(npm.pid ?? 0), 'SIGINT');
-    await exited;
-    expect(output().match(/SIGINT: stopping/g)).toEqual(['SIGINT: stopping']);
-    expect(processes.filter(isAlive)).toEqual([]);
-  }, 180_000);
+      expect(output()).toContain('dependencies are missing; running `npm ci` once.');
+      expect(output()).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+      process.kill(-(npm.pid ?? 0), 'SIGINT');
+      await exited;
+      expect(output().match(/SIGINT: stopping/g)).toEqual(['SIGINT: stopping']);
+      expect(processes.filter(isAlive)).toEqual([]);
+    },
+    FIRST_START_TIMEOUT_MS,
+  );
 
   // Once installed, npm puts node_modules/.bin first on PATH; a fresh clone's shell has not: it
   // runs each script's line with the older Node, as here.

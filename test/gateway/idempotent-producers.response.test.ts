@@ -2,7 +2,7 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
 import { attachGateway } from '../support/gateway.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafka } from '../support/own-kafka.ts';
 import { aPlant } from '../support/plants.ts';
 import { startTestWriter } from '../support/writer.ts';
@@ -12,7 +12,7 @@ const batchOf = (message: KafkaMessage) =>
   (message as KafkaMessage & { batchContext: { producerId: string; firstSequence: number } })
     .batchContext;
 
-describe('Idempotent producers', () => {
+describe('Idempotent producers', { timeout: OWN_STACK_TIMEOUT_MS }, () => {
   it('When a create is answered, then its command and its reply were written by idempotent producers', async () => {
     const harness = await startTestWriter();
     const gateway = await attachGateway(harness);

@@ -3,56 +3,65 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
 import { cacheRoot } from '../../deploy/local/paths.ts';
 import { attachGateway } from '../support/gateway.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import {
+  localServersUnavailable,
+  OWN_STACK_TIMEOUT_MS,
+  temporaryDirectory,
+} from '../support/local-servers.ts';
 import { aPlant } from '../support/plants.ts';
 import { startTestWriter } from '../support/writer.ts';
 
-describe.skipIf(localServersUnavailable)('A gateway on a cluster of three brokers', () => {
-  it("When the broker leading a command partition shuts down and its leadership moves to another, then the gateway's producer follows it and every create is answered 200", async () => {
-    const dir = await temporaryDirectory();
-    const cluster = await startKafka({
-      libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
-      dir: join(dir, 'kafka'),
-      nodes: await freeNodePorts(3),
-      logFile: join(dir, 'kafka.log'),
+describe.skipIf(localServersUnavailable)(
+  'A gateway on a cluster of three brokers',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it("When the broker leading a command partition shuts down and its leadership moves to another, then the gateway's producer follows it and every create is answered 200", async () => {
+      const dir = await temporaryDirectory();
+      const cluster = await startKafka({
+        libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
+        dir: join(dir, 'kafka'),
+        nodes: await freeNodePorts(3),
+        logFile: join(dir, 'kafka.log'),
+      });
+      onTestFinished(() => cluster.stop());
+      const harness = await startTestWriter({ brokers: cluster.brokers });
+      const { post } = await attachGateway(harness);
+      const admin = harness.kafka.admin();
+      await admin.connect();
+      onTestFinished(() => admin.disconnect());
+      const leaders = async () => {
+        const [topic] = (await admin.fetchTopicMetadata({ topics: [harness.topics.create] }))
+          .topics;
+        return new Map(
+          (topic?.partitions ?? []).map(({ partitionId, leader }) => [partitionId, leader]),
+        );
+      };
+      const createAll = async (count: number) => {
+        const plants = Array.from({ length: count }, () => aPlant());
+        const answers = await Promise.all(plants.map((plant) => post(plant.body)));
+        return answers.map((answer, index): unknown[] => [
+          answer.statusCode,
+          answer.json<unknown>(),
+          plants[index]?.answer,
+        ]);
+      };
+      const allAnswered = (answers: unknown[][]) =>
+        answers.filter(([status, body, wanted]) => status !== 200 || !isEqual(body, wanted));
+
+      const before = await leaders();
+      expect(allAnswered(await createAll(30))).toEqual([]);
+      const moved = before.get(0) ?? -1;
+      await cluster.nodes.get(moved)?.stop();
+      const after = await leaders();
+      const creates = await createAll(60);
+
+      expect(moved).toBeGreaterThan(0);
+      expect([...after.values()]).not.toContain(moved);
+      expect(after.size).toBe(before.size);
+      expect(allAnswered(creates)).toEqual([]);
     });
-    onTestFinished(() => cluster.stop());
-    const harness = await startTestWriter({ brokers: cluster.brokers });
-    const { post } = await attachGateway(harness);
-    const admin = harness.kafka.admin();
-    await admin.connect();
-    onTestFinished(() => admin.disconnect());
-    const leaders = async () => {
-      const [topic] = (await admin.fetchTopicMetadata({ topics: [harness.topics.create] })).topics;
-      return new Map(
-        (topic?.partitions ?? []).map(({ partitionId, leader }) => [partitionId, leader]),
-      );
-    };
-    const createAll = async (count: number) => {
-      const plants = Array.from({ length: count }, () => aPlant());
-      const answers = await Promise.all(plants.map((plant) => post(plant.body)));
-      return answers.map((answer, index): unknown[] => [
-        answer.statusCode,
-        answer.json<unknown>(),
-        plants[index]?.answer,
-      ]);
-    };
-    const allAnswered = (answers: unknown[][]) =>
-      answers.filter(([status, body, wanted]) => status !== 200 || !isEqual(body, wanted));
-
-    const before = await leaders();
-    expect(allAnswered(await createAll(30))).toEqual([]);
-    const moved = before.get(0) ?? -1;
-    await cluster.nodes.get(moved)?.stop();
-    const after = await leaders();
-    const creates = await createAll(60);
-
-    expect(moved).toBeGreaterThan(0);
-    expect([...after.values()]).not.toContain(moved);
-    expect(after.size).toBe(before.size);
-    expect(allAnswered(creates)).toEqual([]);
-  });
-});
+  },
+);
 
 function isEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

@@ -6,8 +6,10 @@ import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 const BACKLOG = 150_000;
 const PER_SEND = 5_000;
+/** A limit on hangs: the work grows with BACKLOG, and took 31-60 s on two loaded cores. */
+const BACKLOG_TIMEOUT_MS = 300_000;
 
-describe('A writer process started behind a backlog', () => {
+describe('A writer process started behind a backlog', { timeout: BACKLOG_TIMEOUT_MS }, () => {
   it('When commands piled up while no writer ran, then a writer on the production heap answers every one in bounded batches, and a command sent after them is answered', async () => {
     const harness = await startTestWriter({ writer: false });
     const services = serviceProcesses(harness);

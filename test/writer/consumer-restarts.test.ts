@@ -7,7 +7,7 @@ import { startWriter, type Writer, type WriterOptions } from '../../services/wri
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { partitioner, uniqueName } from '../support/kafka.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafka } from '../support/own-kafka.ts';
 import { aPlant, type TestPlant } from '../support/plants.ts';
 import { int32, PARTITIONS, replyHeaders } from '../support/writer.ts';
@@ -85,54 +85,58 @@ const answered = (plants: TestPlant[]) =>
 
 // kafkajs restarts its consumer only after errors it deems retriable; after the others it stayed
 // stopped for good, with the process up and its partitions unanswered.
-describe.skipIf(localServersUnavailable)('Writers whose consumer kafkajs gave up on', () => {
-  it('When the group is full, then the writer left out says why, keeps trying, and takes over once a place frees up', async () => {
-    const { startWriter, send, repliesTo } = await writersOnOwnBroker({ 'group.max.size': '1' });
-    const first = await startWriter();
-    await expect.poll(() => first.notReadyReason()).toBeUndefined();
+describe.skipIf(localServersUnavailable)(
+  'Writers whose consumer kafkajs gave up on',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it('When the group is full, then the writer left out says why, keeps trying, and takes over once a place frees up', async () => {
+      const { startWriter, send, repliesTo } = await writersOnOwnBroker({ 'group.max.size': '1' });
+      const first = await startWriter();
+      await expect.poll(() => first.notReadyReason()).toBeUndefined();
 
-    const second = await startWriter();
-    await expect
-      .poll(() => second.notReadyReason())
-      .toBe(
-        'the consumer is restarting after an error: The consumer group has reached its max ' +
-          'size. It already has the configured maximum number of members',
-      );
-    await first.stop();
+      const second = await startWriter();
+      await expect
+        .poll(() => second.notReadyReason())
+        .toBe(
+          'the consumer is restarting after an error: The consumer group has reached its max ' +
+            'size. It already has the configured maximum number of members',
+        );
+      await first.stop();
 
-    await expect.poll(() => second.notReadyReason(), { timeout: 30_000 }).toBeUndefined();
-    const ferns = Array.from({ length: 6 }, () => aPlant());
-    await send(ferns);
-    expect(await repliesTo(ferns)).toEqual(answered(ferns));
-  });
-
-  it('When the only broker stops and starts again under load, then both writers rejoin and the next commands are answered', async () => {
-    const { broker, startWriter, send, repliesTo } = await writersOnOwnBroker();
-    const writers = [await startWriter(), await startWriter()];
-    const before = Array.from({ length: 6 }, () => aPlant());
-    await send(before);
-    await repliesTo(before);
-
-    // As in `npm run chaos`: the writers are answering, committing and heartbeating meanwhile.
-    // A send that fails at once (the producer disconnected) must not starve the event loop, and
-    // the load ends with the test even when the test ends on its timeout.
-    const loading = new AbortController();
-    onTestFinished(() => {
-      loading.abort();
+      await expect.poll(() => second.notReadyReason(), { timeout: 30_000 }).toBeUndefined();
+      const ferns = Array.from({ length: 6 }, () => aPlant());
+      await send(ferns);
+      expect(await repliesTo(ferns)).toEqual(answered(ferns));
     });
-    const load = (async () => {
-      while (!loading.signal.aborted) await send([aPlant()]).catch(() => sleep(SEND_RETRY_MS));
-    })();
-    await broker.stop();
-    await broker.start();
-    loading.abort();
-    await load;
 
-    await expect
-      .poll(() => writers.map((writer) => writer.notReadyReason()), { timeout: 60_000 })
-      .toEqual([undefined, undefined]);
-    const after = Array.from({ length: 6 }, () => aPlant());
-    await send(after);
-    expect(await repliesTo(after)).toEqual(answered(after));
-  });
-});
+    it('When the only broker stops and starts again under load, then both writers rejoin and the next commands are answered', async () => {
+      const { broker, startWriter, send, repliesTo } = await writersOnOwnBroker();
+      const writers = [await startWriter(), await startWriter()];
+      const before = Array.from({ length: 6 }, () => aPlant());
+      await send(before);
+      await repliesTo(before);
+
+      // As in `npm run chaos`: the writers are answering, committing and heartbeating meanwhile.
+      // A send that fails at once (the producer disconnected) must not starve the event loop, and
+      // the load ends with the test even when the test ends on its timeout.
+      const loading = new AbortController();
+      onTestFinished(() => {
+        loading.abort();
+      });
+      const load = (async () => {
+        while (!loading.signal.aborted) await send([aPlant()]).catch(() => sleep(SEND_RETRY_MS));
+      })();
+      await broker.stop();
+      await broker.start();
+      loading.abort();
+      await load;
+
+      await expect
+        .poll(() => writers.map((writer) => writer.notReadyReason()), { timeout: 60_000 })
+        .toEqual([undefined, undefined]);
+      const after = Array.from({ length: 6 }, () => aPlant());
+      await send(after);
+      expect(await repliesTo(after)).toEqual(answered(after));
+    });
+  },
+);
