@@ -28,9 +28,9 @@ export const securedStackUnavailable =
         : null);
 
 /**
- * The limit on hangs of a test that starts, stops or restarts servers of its own (a stack, a
- * broker, the store): one start and stop takes 10 to 40 s on two loaded cores, so the 60 s of other tests would make its outcome a matter
- * of the machine's pace.
+ * The limit on hangs of a test that starts, stops or restarts servers or service processes of its
+ * own (a stack, a broker, the store, writers): one start and stop takes 10 to 40 s on two loaded
+ * cores, so the 60 s of other tests would make its outcome a matter of the machine's pace.
  */
 export const OWN_STACK_TIMEOUT_MS = 300_000;
 
