@@ -29,16 +29,6 @@ export function registryDir(cache: string = cacheRoot()): string {
   return join(cache, 'servers', boot, namespace);
 }
 
-/** Whether any process has this pid, a zombie included (tests' check that nothing is left). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function recordServer(
   dir: string,
   server: ProcessIdentity,

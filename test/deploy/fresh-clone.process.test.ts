@@ -3,11 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { isAlive } from '../../deploy/local/orphans.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { watchOutput } from '../support/child-output.ts';
-import { descendantPids } from '../support/infra-process.ts';
+import { descendantPids, isAlive } from '../support/infra-process.ts';
 import { olderNodeDirectory } from '../support/older-node.ts';
 import { copyProjectFiles, projectFiles } from '../support/project-files.ts';
 

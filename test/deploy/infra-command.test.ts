@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { pingMongo } from '../../deploy/local/mongo-ping.ts';
 import { readEnvFile } from '../../deploy/local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
-import { isAlive } from '../../deploy/local/orphans.ts';
 import { LOOPBACK } from '../../deploy/local/ports.ts';
 import {
   childPids,
+  isAlive,
   listTopics,
   portArgs,
   runInfra,

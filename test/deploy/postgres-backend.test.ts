@@ -1,7 +1,6 @@
 import { chmod } from 'node:fs/promises';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { isAlive } from '../../deploy/local/orphans.ts';
 import { findPostgresBinaries } from '../../deploy/local/postgres.ts';
 import { startLocalStack } from '../../deploy/local/stack.ts';
 import {
@@ -9,7 +8,7 @@ import {
   OWN_STACK_TIMEOUT_MS,
   temporaryDirectory,
 } from '../support/local-servers.ts';
-import { childPids } from '../support/infra-process.ts';
+import { childPids, isAlive } from '../support/infra-process.ts';
 
 const unavailable =
   localServersUnavailable ??

@@ -2,11 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { isAlive } from '../../deploy/local/orphans.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { watchOutput } from '../support/child-output.ts';
-import { childPids } from '../support/infra-process.ts';
+import { childPids, isAlive } from '../support/infra-process.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 describe('npm start', () => {

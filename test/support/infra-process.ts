@@ -7,6 +7,16 @@ import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { watchOutput, type ChildOutput } from './child-output.ts';
 
+/** Whether any process has this pid, a zombie included: the tests' check that nothing is left. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface InfraRun extends ChildOutput {
   readonly child: ChildProcess;
 }
