@@ -7,10 +7,22 @@ import type { ReplyWaiter } from './reply-waiter.ts';
 import { recordReplyArrival } from './request-tracing.ts';
 
 export interface ReplyConsumer {
-  /** True once the consumer is assigned its partitions and fetching (not before: replies would be lost). */
-  isReady(): boolean;
+  /**
+   * Why replies cannot reach this gateway now, or undefined: not assigned its partitions and
+   * fetching yet (replies would be lost), or no fetch answered for REPLIES_SILENT_MS.
+   */
+  notReadyReason(): string | undefined;
+  /** Why replies cannot arrive now although the consumer was fetching (no fetch answered), or undefined. */
+  cutOff(): string | undefined;
   disconnect(): Promise<void>;
 }
+
+/**
+ * A fetch is answered within its wait (500 ms) when nothing arrives. None answered for this long
+ * means the path to Kafka is down or black-holed for this gateway: a reply could not arrive in
+ * time, so creates are refused at once (503) rather than left to time out (504).
+ */
+export const REPLIES_SILENT_MS = 5_000;
 
 /**
  * Reads every reply on the shared reply topic in a consumer group of this instance's own, and
@@ -32,6 +44,7 @@ export async function startReplyConsumer(
   });
   let joined = false;
   let fetching = false;
+  let lastFetchAt = Date.now();
   /** The next offset to read of each partition: where it was at the first join, or after the last read. */
   const positions = new Map<number, string>();
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -56,6 +69,15 @@ export async function startReplyConsumer(
   consumer.on(consumer.events.FETCH_START, () => {
     fetching = joined;
   });
+  consumer.on(consumer.events.FETCH, () => {
+    lastFetchAt = Date.now();
+  });
+  const cutOff = () => {
+    const silentMs = Date.now() - lastFetchAt;
+    return !fetching || silentMs < REPLIES_SILENT_MS
+      ? undefined
+      : `no fetch of replies answered by Kafka for ${(silentMs / 1_000).toFixed(1)} s`;
+  };
   await consumer.connect();
   await consumer.subscribe({ topic: replyTopic, fromBeginning: false });
   await consumer.run({
@@ -75,7 +97,8 @@ export async function startReplyConsumer(
     },
   });
   return {
-    isReady: () => fetching,
+    notReadyReason: () => (fetching ? cutOff() : 'the reply consumer is not assigned yet'),
+    cutOff,
     disconnect: () => consumer.disconnect(),
   };
 }

@@ -3,12 +3,14 @@ import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { awayFromStore } from './consuming/away-from-store.ts';
 import { runCommandConsumer } from './consuming/command-consumer.ts';
 import { consumerHealth } from './health/consumer-health.ts';
 import { consumerLag } from './health/consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.ts';
 import { outgoingSender } from './sending/outgoing-sender.ts';
 import { plantStore } from './store/plant-store.ts';
+import { reachOf } from './store/store-reach.ts';
 
 export interface WriterOptions {
   kafka: Kafka;
@@ -60,7 +62,12 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const health = consumerHealth(consumer);
   const metrics = writerMetrics(
     consumerLag(admin, consumer, groupId, logger),
-    () => health.notReadyReason() === undefined,
+    // Scraped once the writer runs, when notReadyReason is defined.
+    () => notReadyReason() === undefined,
+  );
+  const { db } = options;
+  const { store, reach } = reachOf(timedStore(plantStore(db), metrics.storeDuration), () =>
+    db.command({ ping: 1 }),
   );
   let stopped: Promise<void> | undefined;
   const [sender] = await Promise.all([
@@ -71,18 +78,31 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const commands = await runCommandConsumer({
     consumer,
     sender,
-    store: timedStore(plantStore(options.db), metrics.storeDuration),
+    store,
     topics,
     logger,
     metrics,
   });
+  const away = awayFromStore({
+    reach,
+    committed: async () => {
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topics.create] });
+      return new Map(offsets?.partitions.map(({ partition, offset }) => [partition, offset]));
+    },
+    owned: commands.owned,
+    leave: commands.leave,
+    rejoin: commands.rejoin,
+    logger,
+  });
+  const notReadyReason = () => health.notReadyReason() ?? away.notReadyReason();
   logger.info({ topic: topics.create }, 'writer consuming create commands');
 
   return {
     metrics,
-    notReadyReason: health.notReadyReason,
+    notReadyReason,
     stop() {
       health.stopping();
+      away.stop();
       stopped ??= (async () => {
         await commands.stop();
         await consumer.disconnect();

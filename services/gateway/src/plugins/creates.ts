@@ -58,13 +58,12 @@ export function kafkaCreates(
         createPlantOverKafka({
           publisher: app.commandPublisher,
           waiter,
+          repliesCutOff: () => app.replyConsumer.cutOff(),
           replyTimeoutMs: settings.replyTimeoutMs,
           maxInFlight: settings.maxInFlight,
         }),
       );
-      app.decorate('createsNotReadyReason', () =>
-        app.replyConsumer.isReady() ? undefined : 'the reply consumer is not assigned yet',
-      );
+      app.decorate('createsNotReadyReason', () => app.replyConsumer.notReadyReason());
     },
     { name: 'creates' },
   );

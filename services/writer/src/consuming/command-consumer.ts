@@ -9,6 +9,12 @@ import { offsetCommits } from './offset-commits.ts';
 import { partitionLanes, type LaneWork } from './partition-lanes.ts';
 
 export interface CommandConsumer {
+  /** The command partitions this writer owns now. */
+  readonly owned: () => readonly number[];
+  /** Commits what is answered, drops the rest of the work in hand and leaves the group. */
+  readonly leave: () => Promise<void>;
+  /** Joins the group again after `leave`. */
+  readonly rejoin: () => Promise<void>;
   /** Finishes the work in hand and restarts no more: then the consumer may disconnect. */
   stop(): Promise<void>;
 }
@@ -16,7 +22,7 @@ export interface CommandConsumer {
 export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
   consumer: Pick<
     Consumer,
-    'subscribe' | 'run' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
+    'subscribe' | 'run' | 'stop' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
   >;
   store: PlantStore;
 }
@@ -69,8 +75,13 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
   consumer.on(consumer.events.REBALANCING, () => {
     void commits.flush();
   });
+  let owned: readonly number[] = [];
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    owned = payload.memberAssignment[deps.topics.create] ?? [];
     lanes.assigned(payload.memberAssignment);
+  });
+  consumer.on(consumer.events.STOP, () => {
+    owned = [];
   });
   await consumer.subscribe({ topic: deps.topics.create, fromBeginning: true });
   const run = () =>
@@ -83,6 +94,13 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
   const restarts = restartAfterCrashes(consumer, run, logger);
   await run();
   return {
+    owned: () => owned,
+    leave: async () => {
+      await commits.flush();
+      lanes.assigned({});
+      await consumer.stop();
+    },
+    rejoin: run,
     async stop() {
       await Promise.all([lanes.stop(), restarts.stop()]);
       await commits.close();

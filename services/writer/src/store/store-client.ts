@@ -3,6 +3,14 @@ import { failOn } from '../../../../shared/config.ts';
 import { untrustedCertificate } from '../../../../shared/tls-errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 
+/**
+ * How long an operation may wait on a connection without a byte from the store before the
+ * connection is closed and the operation fails, to be retried on another: without it (the
+ * driver's default is no limit), an insert on a connection whose path stalled waits forever, and
+ * holds its partitions. Above a round trip to a slow store (6 s with 3 s added each way), below
+ * what a batch may reasonably wait.
+ */
+export const STORE_SOCKET_TIMEOUT_MS = 8_000;
 /** How often the driver checks the server (its default is 10 s). */
 const HEARTBEAT_MS = 2_000;
 /** A check, like a connection, gives up after this long (its default is 30 s). */
@@ -48,6 +56,7 @@ export async function connectStore(
     serverSelectionTimeoutMS: 5_000,
     heartbeatFrequencyMS: HEARTBEAT_MS,
     connectTimeoutMS: CONNECT_TIMEOUT_MS,
+    socketTimeoutMS: STORE_SOCKET_TIMEOUT_MS,
   });
   try {
     await client.connect();

@@ -1,0 +1,135 @@
+import type { Logger } from '../../../../shared/logger.ts';
+import type { StoreReach } from '../store/store-reach.ts';
+
+/** How often the writer looks at its store's silence, and while away, probes the store. */
+const CHECK_EVERY_MS = 1_000;
+/**
+ * Silence after which the store counts as not answering this writer: longer than a round trip to
+ * a slow store (the gray-fault runs: 2 s with 1 s added each way), shorter than the reply timeout
+ * plus the time the others need to take the partitions over.
+ */
+export const SILENT_MS = 5_000;
+/** Peers' commits are read from this much silence on, to see whether they store meanwhile. */
+const WATCH_PEERS_AFTER_MS = 1_000;
+/**
+ * Checks in a row, each one finding a partition of another writer committed further, before the
+ * writer concludes that only its own path to the store is cut. A store that is slow for everyone
+ * lets each writer commit every few seconds, not every second.
+ */
+const PEER_PROGRESS_STREAK = 4;
+
+export interface AwayFromStoreDeps {
+  reach: StoreReach;
+  /** The group's committed offset of each partition of the command topic. */
+  committed(): Promise<Map<number, string>>;
+  /** The command partitions this writer owns now. */
+  owned(): readonly number[];
+  /** Leaves the group, dropping the work in hand. */
+  leave(): Promise<void>;
+  /** Joins the group again. */
+  rejoin(): Promise<void>;
+  logger: Logger;
+}
+
+export interface AwayFromStore {
+  /** Why the writer is not ready on the store's account, or undefined. */
+  notReadyReason(): string | undefined;
+  stop(): void;
+}
+
+/**
+ * A writer whose own path to the store is cut, while the others store, gives its partitions up:
+ * kept, every create on them would wait for the path to heal and answer 504 meanwhile. It tells
+ * "only I am cut" from "the store is down" by the group's commits: while its operations have had
+ * no answer for SILENT_MS, and other writers' partitions were committed further in each of the
+ * last PEER_PROGRESS_STREAK checks, the store answers them and not this writer. When nobody
+ * commits (the store is down for all, or there is no load) it stays, so an outage costs no
+ * rebalance. Away, it probes the store every CHECK_EVERY_MS and rejoins at the first answer.
+ */
+export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
+  const { reach, logger } = deps;
+  let state: 'member' | 'leaving' | 'away' | 'rejoining' = 'member';
+  let last: Map<number, string> | undefined;
+  let streak = 0;
+  let stopped = false;
+
+  const peersProgressed = async (): Promise<boolean> => {
+    const now = await deps.committed();
+    const before = last;
+    last = now;
+    if (before === undefined) return false;
+    const mine = new Set(deps.owned());
+    return [...now].some(
+      ([partition, offset]) =>
+        !mine.has(partition) && BigInt(offset) > BigInt(before.get(partition) ?? '-1'),
+    );
+  };
+
+  const whileMember = async () => {
+    const silentMs = reach.silentForMs();
+    if (silentMs < WATCH_PEERS_AFTER_MS) {
+      last = undefined;
+      streak = 0;
+      return;
+    }
+    streak = (await peersProgressed()) ? streak + 1 : 0;
+    if (silentMs < SILENT_MS || streak < PEER_PROGRESS_STREAK || stopped) return;
+    state = 'leaving';
+    logger.warn(
+      { silentMs, partitions: deps.owned() },
+      'the store does not answer this writer while the others store: giving up its partitions',
+    );
+    try {
+      await deps.leave();
+    } finally {
+      state = 'away';
+    }
+  };
+
+  const whileAway = async () => {
+    if (!(await reach.probe()) || stopped) return;
+    state = 'rejoining';
+    logger.info('the store answers this writer again: taking partitions again');
+    try {
+      await deps.rejoin();
+      state = 'member';
+      last = undefined;
+      streak = 0;
+    } catch (error) {
+      state = 'away';
+      throw error;
+    }
+  };
+
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || stopped) return;
+    checking = true;
+    const check = state === 'away' ? whileAway() : state === 'member' ? whileMember() : undefined;
+    void check
+      ?.catch((error: unknown) => {
+        logger.warn({ err: error }, 'checking whether the store answers this writer failed');
+      })
+      .finally(() => {
+        checking = false;
+      });
+    if (check === undefined) checking = false;
+  }, CHECK_EVERY_MS);
+  timer.unref();
+
+  return {
+    notReadyReason() {
+      if (state === 'leaving' || state === 'away')
+        return 'the store does not answer this writer while the others store: its partitions are given up until it does';
+      if (state === 'rejoining') return 'the store answers again: rejoining the group';
+      const silentMs = reach.silentForMs();
+      return silentMs >= SILENT_MS
+        ? `the store has not answered for ${String(Math.round(silentMs / 1_000))} s`
+        : undefined;
+    },
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

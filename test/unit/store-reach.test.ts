@@ -1,0 +1,80 @@
+import { MongoNetworkTimeoutError, MongoServerError } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
+import { reachOf } from '../../services/writer/src/store/store-reach.ts';
+
+/** A store whose inserts settle when the test says, on a clock the test moves. */
+function storeOnAClock() {
+  const clock = { now: 0 };
+  const settles: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const store: PlantStore = {
+    insertNew: () =>
+      new Promise((resolve, reject) => {
+        settles.push({
+          resolve: () => {
+            resolve(new Set());
+          },
+          reject,
+        });
+      }),
+    findByIdAndName: () => Promise.resolve(new Map()),
+  };
+  let pingAnswers = true;
+  const watched = reachOf(
+    store,
+    () => (pingAnswers ? Promise.resolve() : Promise.reject(new Error('timed out'))),
+    () => clock.now,
+  );
+  return {
+    ...watched,
+    clock,
+    settles,
+    pingFails: () => {
+      pingAnswers = false;
+    },
+  };
+}
+
+describe('What the writer hears from its store', () => {
+  it('When an insert waits without an answer, then the store is silent for as long, and an answer ends it', async () => {
+    const { store, reach, clock, settles } = storeOnAClock();
+    const inserted = store.insertNew([]);
+    clock.now = 4_000;
+    expect(reach.silentForMs()).toBe(4_000);
+
+    settles[0]?.resolve();
+    await inserted;
+
+    expect(reach.silentForMs()).toBe(0);
+  });
+
+  it('When inserts time out and are retried, then the silence runs on from the first; an error the server sent ends it', async () => {
+    const { store, reach, clock, settles } = storeOnAClock();
+    const first = store.insertNew([]);
+    clock.now = 3_000;
+    settles[0]?.reject(new MongoNetworkTimeoutError('connection timed out'));
+    await expect(first).rejects.toThrow('timed out');
+    const retried = store.insertNew([]);
+    clock.now = 7_000;
+    expect(reach.silentForMs()).toBe(7_000);
+
+    settles[1]?.reject(new MongoServerError({ message: 'duplicate key', code: 11000 }));
+    await expect(retried).rejects.toThrow('duplicate key');
+
+    expect(reach.silentForMs()).toBe(0);
+  });
+
+  it('When a probe is answered, then it says so and ends the silence; when not, it says so', async () => {
+    const { store, reach, clock, settles, pingFails } = storeOnAClock();
+    void store.insertNew([]).catch(() => undefined);
+    clock.now = 6_000;
+    settles[0]?.reject(new MongoNetworkTimeoutError('connection timed out'));
+    await Promise.resolve();
+    expect(reach.silentForMs()).toBe(6_000);
+
+    expect(await reach.probe()).toBe(true);
+    expect(reach.silentForMs()).toBe(0);
+    pingFails();
+    expect(await reach.probe()).toBe(false);
+  });
+});
