@@ -36,10 +36,11 @@ async function consumerWithBatch() {
     store,
     topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
     logger: createLogger('writer', 'silent'),
-    metrics: writerMetrics(
-      () => Promise.resolve([]),
-      () => true,
-    ),
+    metrics: writerMetrics({
+      lags: () => Promise.resolve([]),
+      ready: () => true,
+      storeSilentMs: () => 0,
+    }),
   });
   const state = { running: true };
   const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());

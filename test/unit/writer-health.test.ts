@@ -8,10 +8,11 @@ import { fakeConsumer } from '../support/fake-consumer.ts';
 async function probes(health: ReturnType<typeof consumerHealth>) {
   const server = await startHealthServer(
     {
-      metrics: writerMetrics(
-        () => Promise.resolve([]),
-        () => true,
-      ),
+      metrics: writerMetrics({
+        lags: () => Promise.resolve([]),
+        ready: () => true,
+        storeSilentMs: () => 0,
+      }),
       ...health,
     },
     { host: '127.0.0.1', port: 0, logger: createLogger('writer', 'silent') },

@@ -32,7 +32,14 @@ export async function startGateway(
   const waiter = replyWaiter();
   const app = await buildApp(settings, {
     logger,
-    metrics: gatewayMetrics(() => waiter.waiting, settings),
+    metrics: gatewayMetrics(
+      {
+        waiting: () => waiter.waiting,
+        // Scraped once the app is built.
+        ready: () => !app.isDraining() && app.createsNotReadyReason() === undefined,
+      },
+      settings,
+    ),
     creates: kafkaCreates(settings, { kafka, waiter }),
   });
   return { app, stop: () => app.drainAndClose() };
@@ -58,10 +65,13 @@ export function baselineApp(options: {
     },
     {
       logger: options.logger,
-      metrics: gatewayMetrics(() => 0, {
-        maxInFlight: 0,
-        maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
-      }),
+      metrics: gatewayMetrics(
+        { waiting: () => 0, ready: () => true },
+        {
+          maxInFlight: 0,
+          maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
+        },
+      ),
       creates: createsWith(options.createPlant),
     },
   );

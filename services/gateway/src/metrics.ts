@@ -15,10 +15,26 @@ export interface GatewayBounds {
   maxEventLoopDelayMs: number;
 }
 
-/** The gateway's Prometheus metrics; `waiting` is read at each scrape. */
-export function gatewayMetrics(waiting: () => number, bounds: GatewayBounds): GatewayMetrics {
+/** What the gateway's gauges read at each scrape. */
+export interface GatewayGauges {
+  /** Creates published and waiting for a reply. */
+  waiting: () => number;
+  /** Whether `/readyz` answers 200. */
+  ready: () => boolean;
+}
+
+/** The gateway's Prometheus metrics. */
+export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): GatewayMetrics {
   const registry = serviceRegistry('gateway');
   const registers = [registry];
+  new Gauge({
+    name: 'plant_store_gateway_ready',
+    help: '1 while the gateway serves creates (what /readyz answers 200 for), else 0',
+    registers,
+    collect() {
+      this.set(gauges.ready() ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'plant_store_gateway_max_in_flight',
     help: 'MAX_IN_FLIGHT: creates waiting for a reply beyond which the gateway answers 503',
@@ -34,7 +50,7 @@ export function gatewayMetrics(waiting: () => number, bounds: GatewayBounds): Ga
     help: 'Create requests published and waiting for a writer to reply (bounded by MAX_IN_FLIGHT)',
     registers,
     collect() {
-      this.set(waiting());
+      this.set(gauges.waiting());
     },
   });
   return {

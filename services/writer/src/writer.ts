@@ -60,11 +60,12 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   });
   const admin = kafka.admin();
   const health = consumerHealth(consumer);
-  const metrics = writerMetrics(
-    consumerLag(admin, consumer, groupId, logger),
-    // Scraped once the writer runs, when notReadyReason is defined.
-    () => notReadyReason() === undefined,
-  );
+  const metrics = writerMetrics({
+    lags: consumerLag(admin, consumer, groupId, logger),
+    // Scraped once the writer runs, when both are defined.
+    ready: () => notReadyReason() === undefined,
+    storeSilentMs: () => reach.silentForMs(),
+  });
   const { db } = options;
   const { store, reach } = reachOf(timedStore(plantStore(db), metrics.storeDuration), () =>
     db.command({ ping: 1 }),

@@ -22,13 +22,28 @@ export interface WriterMetrics {
   readonly replyDelay: Histogram;
 }
 
-/** The writer's Prometheus metrics; `lags` and `ready` are asked at each scrape. */
-export function writerMetrics(
-  lags: () => Promise<PartitionLag[]>,
-  ready: () => boolean,
-): WriterMetrics {
+/** What the writer's gauges read at each scrape. */
+export interface WriterGauges {
+  lags: () => Promise<PartitionLag[]>;
+  /** Whether `/readyz` answers 200. */
+  ready: () => boolean;
+  /** How long the store has not answered this writer's operations (0 while it answers). */
+  storeSilentMs: () => number;
+}
+
+/** The writer's Prometheus metrics. */
+export function writerMetrics(gauges: WriterGauges): WriterMetrics {
+  const { lags, ready } = gauges;
   const registry = serviceRegistry('writer');
   const registers = [registry];
+  new Gauge({
+    name: 'plant_store_writer_store_silent_seconds',
+    help: 'How long the store has not answered this writer’s operations (0 while it answers or none waits)',
+    registers,
+    collect() {
+      this.set(gauges.storeSilentMs() / 1_000);
+    },
+  });
   new Gauge({
     name: 'plant_store_writer_ready',
     help: '1 while the writer takes commands (what /readyz answers 200 for), else 0',
