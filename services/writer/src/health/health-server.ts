@@ -22,7 +22,7 @@ export interface HealthServer {
  * The writer's one HTTP port, for probes and Prometheus only: `/healthz` (200 while the process
  * answers: the writer restarts a stopped consumer itself, and replacing it does not bring a broker
  * or the store back), `/readyz` (503 until the writer is in its group, while its consumer
- * restarts, and from the moment it stops) and `/metrics`.
+ * restarts, while the store does not answer it, and from the moment it stops) and `/metrics`.
  */
 export async function startHealthServer(
   writer: WriterHealth,
