@@ -45,6 +45,21 @@ export async function provisionKafka(cache: string, logFile: string): Promise<st
 export interface KafkaNodePorts {
   port: number;
   controllerPort: number;
+  /** Plaintext listeners of their own for clients that reach the node through a proxy. */
+  links?: readonly KafkaLinkListener[];
+}
+
+/**
+ * A listener that the node binds on `port` and advertises as `advertisedPort`, a proxy's
+ * forwarding to `port`: a client that bootstraps through the proxy is told the proxy's address
+ * for every node, so all its requests take the proxy, not only the first (docs/decisions.md,
+ * "Gray faults").
+ */
+export interface KafkaLinkListener {
+  /** The listener's name: capitals, digits and `_`, not PLAINTEXT or CONTROLLER. */
+  name: string;
+  port: number;
+  advertisedPort: number;
 }
 
 export interface KafkaOptions {
@@ -112,6 +127,7 @@ export async function freeNodePorts(count: number): Promise<KafkaNodePorts[]> {
 }
 
 export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
+  assertLinksValid(options);
   const cluster = clusterLayout(options);
   await assertLayoutMatches(options.dir, cluster.length);
   const security = securityMode(options.security);
@@ -283,12 +299,7 @@ async function writeConfig(
         }),
     'controller.listener.names': 'CONTROLLER',
     ...(options.security === undefined
-      ? {
-          listeners: `PLAINTEXT://${listener},CONTROLLER://${controller}`,
-          'advertised.listeners': `PLAINTEXT://${listener}`,
-          'inter.broker.listener.name': 'PLAINTEXT',
-          'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-        }
+      ? plaintextListenerProperties(listener, controller, node.links ?? [])
       : secureListenerProperties(options.security, listener, controller)),
     'log.dirs': join(node.dir, 'data'),
     'num.partitions': '1',
@@ -328,6 +339,41 @@ async function writeConfig(
     }),
   );
   return configFile;
+}
+
+function plaintextListenerProperties(
+  listener: string,
+  controller: string,
+  links: readonly KafkaLinkListener[],
+): Record<string, string> {
+  const address = (port: number) => `${LOOPBACK}:${String(port)}`;
+  const bound = links.map((link) => `,${link.name}://${address(link.port)}`).join('');
+  const advertised = links.map((link) => `,${link.name}://${address(link.advertisedPort)}`);
+  const protocols = links.map((link) => `,${link.name}:PLAINTEXT`).join('');
+  return {
+    listeners: `PLAINTEXT://${listener},CONTROLLER://${controller}${bound}`,
+    'advertised.listeners': `PLAINTEXT://${listener}${advertised.join('')}`,
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${protocols}`,
+  };
+}
+
+/** Links are plaintext listeners; names that Kafka would refuse are refused before anything starts. */
+function assertLinksValid(options: KafkaOptions): void {
+  for (const node of options.nodes) {
+    const links = node.links ?? [];
+    if (links.length > 0 && options.security !== undefined)
+      throw new Error('links to a Kafka node are plaintext listeners: a secured Kafka has none');
+    const names = links.map((link) => link.name);
+    for (const name of names) {
+      if (!/^[A-Z][A-Z0-9_]*$/.test(name) || name === 'PLAINTEXT' || name === 'CONTROLLER')
+        throw new Error(
+          `a Kafka link's listener name is capitals, digits and _, and not PLAINTEXT or CONTROLLER: got "${name}"`,
+        );
+    }
+    const twice = names.find((name, index) => names.indexOf(name) !== index);
+    if (twice !== undefined) throw new Error(`two Kafka links on one node are named ${twice}`);
+  }
 }
 
 function toProperties(entries: Record<string, string>): string {

@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { inject, onTestFinished } from 'vitest';
+import {
+  openKafkaLinks,
+  openStoreLink,
+  withLinkListeners,
+  type KafkaLink,
+  type StoreLink,
+} from '../../deploy/local/gray-links.ts';
+import { freeNodePorts } from '../../deploy/local/kafka.ts';
+import { cacheRoot } from '../../deploy/local/paths.ts';
+import {
+  provisionToxiproxy,
+  startToxiproxy,
+  type ToxiproxyServer,
+} from '../../deploy/local/toxiproxy.ts';
+import { temporaryDirectory } from './local-servers.ts';
+import { ownKafka } from './own-kafka.ts';
+
+/** A toxiproxy of this test's own, stopped (every proxy with it) when the test ends. */
+export async function ownToxiproxy(): Promise<ToxiproxyServer> {
+  const dir = await temporaryDirectory();
+  const binary = await provisionToxiproxy(cacheRoot(), join(dir, 'provision.log'));
+  const server = await startToxiproxy({ binary, logFile: join(dir, 'toxiproxy.log') });
+  onTestFinished(() => server.stop());
+  return server;
+}
+
+/**
+ * A Kafka broker of this test's own (`ownKafka`) with a link through `toxiproxy` for each name:
+ * a client given `links.<name>.brokers` makes every request through that link's proxy.
+ */
+export async function ownKafkaWithLinks<Name extends string>(
+  toxiproxy: ToxiproxyServer,
+  names: readonly Name[],
+  overrides: Record<string, string> = {},
+): Promise<Awaited<ReturnType<typeof ownKafka>> & { links: Record<Name, KafkaLink> }> {
+  const nodes = await withLinkListeners(await freeNodePorts(1), names);
+  const links = await openKafkaLinks(toxiproxy.client, nodes, names);
+  return { ...(await ownKafka(overrides, nodes)), links };
+}
+
+/** A link through `toxiproxy` to the store the tests share, or to the one of `storeUri`. */
+export function storeLink(
+  toxiproxy: ToxiproxyServer,
+  name: string,
+  storeUri: string = inject('mongoUri'),
+): Promise<StoreLink> {
+  return openStoreLink(toxiproxy.client, name, storeUri);
+}
