@@ -17,6 +17,11 @@ export interface LinkFaults {
   remove(name: string): Promise<void>;
   /** Closes the link's connections and refuses new ones: a cut the client notices at once. */
   cut(): Promise<void>;
+  /**
+   * Drops every byte both ways, on open connections and new ones, which still connect: a path
+   * that loses packets without a reset, which the client notices only by waiting.
+   */
+  blackHole(): Promise<void>;
   /** Takes every toxic off and undoes a cut. */
   heal(): Promise<void>;
 }
@@ -122,12 +127,20 @@ function linkFaults(toxiproxy: ToxiproxyClient, proxies: readonly string[]): Lin
   const each = async (change: (proxy: string) => Promise<unknown>) => {
     await Promise.all(proxies.map(change));
   };
+  const add = async (toxic: ToxicSpec) => {
+    // Toxiproxy's own default, named here so that every proxy of the link agrees.
+    const name = toxic.name ?? `${toxic.type}_${toxic.stream ?? 'downstream'}`;
+    await each((proxy) => toxiproxy.addToxic(proxy, { ...toxic, name }));
+    return name;
+  };
   return {
-    async add(toxic) {
-      // Toxiproxy's own default, named here so that every proxy of the link agrees.
-      const name = toxic.name ?? `${toxic.type}_${toxic.stream ?? 'downstream'}`;
-      await each((proxy) => toxiproxy.addToxic(proxy, { ...toxic, name }));
-      return name;
+    add,
+    async blackHole() {
+      await Promise.all(
+        (['upstream', 'downstream'] as const).map((stream) =>
+          add({ type: 'timeout', stream, attributes: { timeout: 0 } }),
+        ),
+      );
     },
     update: (name, changes) => each((proxy) => toxiproxy.updateToxic(proxy, name, changes)),
     remove: (name) => each((proxy) => toxiproxy.removeToxic(proxy, name)),
