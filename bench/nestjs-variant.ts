@@ -8,6 +8,8 @@ import { runLogged } from '../deploy/local/run-logged.ts';
 import { startServerProcess, type ServerProcess } from '../deploy/local/server-process.ts';
 import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
 import { ensureTopics } from '../shared/ensure-topics.ts';
+import { createLogger } from '../shared/logger.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin } from '../shared/start-up.ts';
 
 const PACKAGE = join(projectRoot, 'bench', 'nestjs');
 const CREATE_TOPIC = 'bench.nestjs.create';
@@ -38,8 +40,11 @@ export async function prepareNestjs({ brokers, partitions, logDir }: NestjsOptio
   await ensureTopics(
     new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }),
     { create: CREATE_TOPIC, replies: `${CREATE_TOPIC}.reply`, dlq: `${CREATE_TOPIC}.dlq` },
-    partitions,
-    ['create', 'replies'],
+    {
+      partitions,
+      used: ['create', 'replies'],
+      startUp: startUpWithin(STARTUP_TIMEOUT_MS, createLogger('bench', 'warn')),
+    },
   );
 }
 

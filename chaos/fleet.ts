@@ -56,8 +56,9 @@ export function serviceFleet(started: Services, options: FleetOptions) {
         throw new Error(`${change}: ${exited.name} exited; its log is ${exited.logFile}`);
       try {
         const now = await group();
-        if (now.stable && now.members.size === count && check(new Set(now.members.keys()))) return;
-        seen = `${now.stable ? 'stable' : 'rebalancing'} with ${String(now.members.size)} members`;
+        const settled = now.stable && now.members.size === count;
+        if (settled && check(new Set(now.members.keys()))) return;
+        seen = `${describeMembers(now)}${settled ? ', not the members awaited' : ''}`;
       } catch (error) {
         seen = error instanceof Error ? error.message : String(error);
       }
@@ -154,3 +155,11 @@ async function end(service: ServerProcess, signal: 'SIGTERM' | 'SIGKILL'): Promi
 }
 
 export type ServiceFleet = ReturnType<typeof serviceFleet>;
+
+/** The group as a failed wait last saw it: settled or not, and each member's partitions. */
+export function describeMembers({ stable, members }: GroupState): string {
+  const each = [...members].map(
+    ([id, partitions]) => `${id}: ${partitions.length > 0 ? partitions.join(', ') : 'none'}`,
+  );
+  return `${stable ? 'stable' : 'rebalancing'} with ${String(members.size)} member(s)${each.length > 0 ? ` (partitions ${each.join('; ')})` : ''}`;
+}

@@ -1,9 +1,9 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { AssignerProtocol, Kafka, logLevel, type GroupDescription } from 'kafkajs';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 
 /**
  * Resolves once a consumer group has at least `members` members and a settled assignment;
- * `brokers` alone for a plaintext cluster.
+ * `brokers` alone for a plaintext cluster. Otherwise the error says what the group looks like.
  */
 export async function groupIsStable(
   connection: string | KafkaConnection,
@@ -18,15 +18,36 @@ export async function groupIsStable(
   try {
     const [group] = (await admin.describeGroups([groupId])).groups;
     if (group?.state !== 'Stable' || group.members.length < members) {
-      throw new Error(`group ${groupId} is not stable with ${members} member(s) yet`);
+      throw new Error(
+        `group ${groupId} is not stable with ${members} member(s) yet: ${describeGroup(group)}`,
+      );
     }
   } finally {
     await admin.disconnect();
   }
 }
 
-/** Resolves once `GET <url>/readyz` answers 2xx. */
+/** A group's state and each member's host and partitions, as the coordinator sees them. */
+export function describeGroup(group: GroupDescription | undefined): string {
+  if (group === undefined) return 'the coordinator does not describe it';
+  const members = group.members.map(({ memberId, clientHost, memberAssignment }) => {
+    const assignment: Record<string, number[]> =
+      memberAssignment.length === 0
+        ? {}
+        : (AssignerProtocol.MemberAssignment.decode(memberAssignment)?.assignment ?? {});
+    const partitions = Object.entries(assignment)
+      .map(([topic, numbers]) => `${topic} [${numbers.join(', ')}]`)
+      .join(', ');
+    return `${memberId} on ${clientHost}: ${partitions || 'no partitions'}`;
+  });
+  return `${group.state} with ${String(group.members.length)} member(s)${members.length > 0 ? ` (${members.join('; ')})` : ''}`;
+}
+
+/** Resolves once `GET <url>/readyz` answers 2xx; otherwise the error quotes its answer. */
 export async function httpIsReady(url: string): Promise<void> {
   const response = await fetch(`${url}/readyz`);
-  if (!response.ok) throw new Error(`readyz answered ${response.status}`);
+  if (!response.ok)
+    throw new Error(
+      `readyz answered ${String(response.status)}: ${(await response.text()).slice(0, 300)}`,
+    );
 }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin } from '../../shared/start-up.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { ensureCertificates, type Certificates } from './certificates.ts';
@@ -74,8 +75,12 @@ export async function secureStack(
   mongoUri: string,
   security: KafkaSecurity,
 ): Promise<SecuredStack> {
-  const setup = kafkaClient('plant-store-setup', kafka.admin, createLogger('infra', 'warn'));
-  await ensureTopics(setup, TOPICS, PARTITIONS);
+  const logger = createLogger('infra', 'warn');
+  const setup = kafkaClient('plant-store-setup', kafka.admin, logger);
+  await ensureTopics(setup, TOPICS, {
+    partitions: PARTITIONS,
+    startUp: startUpWithin(STARTUP_TIMEOUT_MS, logger),
+  });
   await applyAcls(kafka.admin);
   const envFiles = Object.fromEntries(
     PRINCIPALS.map((principal) => [principal, join(dir, `${principal}.env`)]),

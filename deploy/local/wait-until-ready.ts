@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import { lastLines } from './log-tail.ts';
 import type { ServerProcess } from './server-process.ts';
 
@@ -15,7 +16,8 @@ export class ServerStartError extends Error {
 
 /**
  * Polls `answers` until the server really serves requests. Fails fast when the process exits,
- * and after `timeoutMs`; either way the server is stopped and the error names its log file.
+ * and after `timeoutMs`; either way the server is stopped and the error names its log file, and
+ * after the deadline what the last look saw (the group's members, the `/readyz` body).
  */
 export async function waitUntilReady(
   server: ServerProcess,
@@ -33,9 +35,19 @@ export async function waitUntilReady(
     }
     if (Date.now() > deadline) {
       await server.stop();
-      throw new ServerStartError(server, `no answer within ${timeoutMs} ms`, lastError);
+      throw new ServerStartError(
+        server,
+        `no answer within ${timeoutMs} ms${lastSeen(lastError)}`,
+        lastError,
+      );
     }
     await sleep(200);
   }
   throw new ServerStartError(server, 'the process exited', lastError);
+}
+
+/** What the last look found, so a wait that failed says what it saw, not only that it failed. */
+function lastSeen(cause: unknown): string {
+  if (cause === undefined) return '';
+  return ` (last seen: ${cause instanceof Error ? cause.message : inspect(cause)})`;
 }

@@ -43,6 +43,22 @@ describe('Failures while starting a server', () => {
     expect(server.isRunning()).toBe(false);
   });
 
+  it('When the server answers but never ready, then the error after the deadline quotes what the last look saw', async () => {
+    const logFile = join(await temporaryDirectory(), 'server.log');
+    const server = startServerProcess({
+      name: 'Unready gateway',
+      command: 'sleep',
+      args: ['30'],
+      logFile,
+    });
+    const notReady = () =>
+      Promise.reject(new Error('readyz answered 503: {"code":5030,"message":"Not ready"}'));
+
+    await expect(waitUntilReady(server, notReady, 500)).rejects.toThrow(
+      'Unready gateway did not start: no answer within 500 ms (last seen: readyz answered 503: {"code":5030,"message":"Not ready"})',
+    );
+  });
+
   it('When a provisioning step fails, then the error names the command, its exit code and its log', async () => {
     const dir = await temporaryDirectory();
     const logFile = join(dir, 'provision.log');

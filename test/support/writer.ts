@@ -4,6 +4,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin } from '../../shared/start-up.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import type { WriterMetrics } from '../../services/writer/src/health/metrics.ts';
@@ -165,6 +166,9 @@ export function json(received: ReceivedMessage | undefined): unknown {
 }
 
 async function createTopicsOnly(kafka: Kafka, topics: Topics): Promise<{ stop(): Promise<void> }> {
-  await ensureTopics(kafka, topics, PARTITIONS);
+  await ensureTopics(kafka, topics, {
+    partitions: PARTITIONS,
+    startUp: startUpWithin(STARTUP_TIMEOUT_MS, createLogger('writer-test', 'warn')),
+  });
   return { stop: () => Promise.resolve() };
 }

@@ -21,6 +21,7 @@ describe('Configuration read at boot', () => {
       kafka: { brokers: ['127.0.0.1:9092'] },
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: 25_000,
+      STARTUP_TIMEOUT_MS: 45_000,
     });
     expect(readWriterConfig({ ...required, KAFKA_PARTITIONS: '12' }).KAFKA_PARTITIONS).toBe(12);
     expect(() => readWriterConfig({ ...required, METRICS_PORT: '70000' })).toThrow(

@@ -5,6 +5,7 @@ import type { Topics } from '../../../shared/contracts/kafka.ts';
 import { failOn, readConfig, sharedSettings, topicsOf } from '../../../shared/config.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
+import { startUpSettings } from '../../../shared/start-up.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
 
 /** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
@@ -25,6 +26,7 @@ const JWT_ALGORITHMS = [
 export const GatewayConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
+  ...startUpSettings,
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   AUTH_TOKENS: Type.Optional(

@@ -2,6 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { TOPICS } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '../../../shared/start-up.ts';
 import { buildApp, type GatewayApp } from './app.ts';
 import { HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
 import type { CreatePlant } from './create-plant.ts';
@@ -13,6 +14,8 @@ import { createsWith, kafkaCreates } from './plugins/creates.ts';
 export interface GatewayClients {
   kafka: Kafka;
   logger: Logger;
+  /** What waiting for the topics may take: STARTUP_TIMEOUT_MS from the call by default. */
+  startUp?: StartUp;
 }
 
 export interface Gateway {
@@ -26,9 +29,13 @@ export interface Gateway {
 
 export async function startGateway(
   settings: GatewaySettings,
-  { kafka, logger }: GatewayClients,
+  { kafka, logger, startUp = startUpWithin(STARTUP_TIMEOUT_MS, logger) }: GatewayClients,
 ): Promise<Gateway> {
-  await ensureTopics(kafka, settings.topics, settings.partitions, ['create', 'replies']);
+  await ensureTopics(kafka, settings.topics, {
+    partitions: settings.partitions,
+    used: ['create', 'replies'],
+    startUp,
+  });
   const waiter = replyWaiter();
   const app = await buildApp(settings, {
     logger,

@@ -4,6 +4,7 @@ import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
+import { exitOnStartUpError, startUpWithin } from '../../../shared/start-up.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { gatewaySettingsOf, readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
@@ -15,7 +16,8 @@ const tracing = await startTracing('plant-store-gateway', logger);
 const gateway = await startGateway(gatewaySettingsOf(config), {
   kafka: kafkaClient('plant-store-gateway', config.kafka, logger),
   logger,
-});
+  startUp: startUpWithin(config.STARTUP_TIMEOUT_MS, logger),
+}).catch(exitOnStartUpError(logger));
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
 
 exitOnSignalOrFault({

@@ -5,10 +5,12 @@ import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readCertificates } from '../../../shared/tls-files.ts';
 import { SESSION_TIMEOUT_MS } from './writer.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
+import { startUpSettings } from '../../../shared/start-up.ts';
 
 export const WriterConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
+  ...startUpSettings,
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', writeOnly: true }),
   MONGODB_TLS_CA_FILE: Type.Optional(
     Type.String({ minLength: 1, description: 'PEM; turns TLS on' }),

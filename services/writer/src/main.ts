@@ -4,10 +4,11 @@ import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
+import { exitOnStartUpError, startUpWithin } from '../../../shared/start-up.ts';
 import { startTracing } from '../../../shared/tracing-sdk.ts';
 import { readWriterConfig } from './config.ts';
 import { startHealthServer } from './health/health-server.ts';
-import { connectStore } from './store/store-client.ts';
+import { connectStore, storeErrorIsRetriable } from './store/store-client.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
@@ -15,11 +16,19 @@ await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('writer', config.LOG_LEVEL);
 const tracing = await startTracing('plant-store-writer', logger);
 const kafka = kafkaClient('plant-store-writer', config.kafka, logger);
+const startUp = startUpWithin(config.STARTUP_TIMEOUT_MS, logger);
 
-const store = await connectStore(config.MONGODB_URI, logger, {
-  database: config.MONGODB_DATABASE,
-  tlsCAFile: config.MONGODB_TLS_CA_FILE,
-}).catch(exitOnConfigError);
+const store = await startUp
+  .retry(
+    `the store at MONGODB_URI (database ${config.MONGODB_DATABASE})`,
+    () =>
+      connectStore(config.MONGODB_URI, logger, {
+        database: config.MONGODB_DATABASE,
+        tlsCAFile: config.MONGODB_TLS_CA_FILE,
+      }),
+    storeErrorIsRetriable,
+  )
+  .catch(exitOnStartUpError(logger));
 const writer = await startWriter({
   kafka,
   db: store.client.db(config.MONGODB_DATABASE),
@@ -28,7 +37,8 @@ const writer = await startWriter({
   topics: topicsOf(config),
   groupId: config.KAFKA_WRITER_GROUP,
   sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-});
+  startUp,
+}).catch(exitOnStartUpError(logger));
 const health = await startHealthServer(writer, {
   host: config.HOST,
   port: config.METRICS_PORT,

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '../../../shared/start-up.ts';
 import { awayFromStore } from './consuming/away-from-store.ts';
 import { runCommandConsumer } from './consuming/command-consumer.ts';
 import { consumerHealth } from './health/consumer-health.ts';
@@ -22,6 +23,8 @@ export interface WriterOptions {
   groupId?: string;
   /** SESSION_TIMEOUT_MS by default. */
   sessionTimeoutMs?: number;
+  /** What waiting for the topics may take: STARTUP_TIMEOUT_MS from the call by default. */
+  startUp?: StartUp;
 }
 
 export interface Writer {
@@ -42,7 +45,10 @@ const MAX_FETCH_BYTES = 2 << 20;
 export async function startWriter(options: WriterOptions): Promise<Writer> {
   const topics = options.topics ?? TOPICS;
   const { kafka, logger } = options;
-  await ensureTopics(kafka, topics, options.partitions);
+  await ensureTopics(kafka, topics, {
+    partitions: options.partitions,
+    startUp: options.startUp ?? startUpWithin(STARTUP_TIMEOUT_MS, logger),
+  });
 
   const groupId = options.groupId ?? WRITER_GROUP;
   const consumer = kafka.consumer({

@@ -1,4 +1,9 @@
-import { MongoClient, MongoServerError } from 'mongodb';
+import {
+  MongoClient,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 import { failOn } from '../../../../shared/config.ts';
 import { untrustedCertificate } from '../../../../shared/tls-errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
@@ -142,4 +147,12 @@ export function storeRefusal(error: unknown, database: string): string | undefin
   if (error.code === UNAUTHORIZED)
     return `the store refused ${database}: check the user and password in MONGODB_URI, and MONGODB_DATABASE (${error.message})`;
   return undefined;
+}
+
+/**
+ * Whether connecting may pass if tried again: a store not up yet, or not reachable yet, fails
+ * server selection or the connection; anything else it answered (a refusal) does not change.
+ */
+export function storeErrorIsRetriable(error: unknown): boolean {
+  return error instanceof MongoServerSelectionError || error instanceof MongoNetworkError;
 }

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import type { Topics } from '../../shared/contracts/kafka.ts';
+import { postPlant } from '../support/http-client.ts';
+import { uniqueName } from '../support/kafka.ts';
+import { aPlant } from '../support/plants.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
+
+/** As in the measurement that found the race: more partitions, more metadata to propagate. */
+const PARTITIONS = '12';
+const ROUNDS = [1, 2, 3, 4, 5];
+
+/** Topics nobody has created yet and a database of this round's own. */
+async function freshDeployment(): Promise<{ topics: Topics; db: Db }> {
+  const client = await new MongoClient(inject('mongoUri'), { useBigInt64: true }).connect();
+  const db = client.db(`start-${randomUUID()}`);
+  onTestFinished(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+  const prefix = uniqueName('start');
+  return {
+    topics: { create: `${prefix}.create`, replies: `${prefix}.replies`, dlq: `${prefix}.dlq` },
+    db,
+  };
+}
+
+describe('A writer and three gateways started at once on a broker without their topics', () => {
+  it.for(ROUNDS)(
+    'When they all start together (round %i), then each comes up ready and a create through each gateway answers 200',
+    { timeout: 180_000 },
+    async () => {
+      const services = serviceProcesses(await freshDeployment());
+      const env = { KAFKA_PARTITIONS: PARTITIONS };
+
+      const [writer, ...gateways] = await Promise.all([
+        services.startWriter('writer', env),
+        services.startGateway('gateway-1', env),
+        services.startGateway('gateway-2', env),
+        services.startGateway('gateway-3', env),
+      ]);
+
+      // The group is stable a moment before the writer's health port opens.
+      const writerReadyz = async () =>
+        (await fetch(`${writerHealthUrl(writer)}/readyz`).catch(() => undefined))?.status;
+      await expect.poll(writerReadyz).toBe(200);
+      for (const { url } of gateways) {
+        expect((await fetch(`${url}/readyz`)).status).toBe(200);
+        const plant = aPlant();
+        const answer = await postPlant(url, plant.body);
+        expect(answer).toMatchObject({ status: 200 });
+        expect(JSON.parse((answer as { body: string }).body)).toEqual(plant.answer);
+      }
+    },
+  );
+});
