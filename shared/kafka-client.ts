@@ -2,6 +2,7 @@ import { connect as connectPlain, isIP } from 'node:net';
 import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { Kafka, logLevel, type ISocketFactory, type ISocketFactoryArgs } from 'kafkajs';
 import type { KafkaConnection } from './kafka-connection.ts';
+import { rediscoverLostCoordinators } from './kafka-coordinator.ts';
 import { kafkaLogCreator } from './kafka-log.ts';
 import type { Logger } from './logger.ts';
 import { registerKafkaCodecs } from './kafka-codecs.ts';
@@ -32,6 +33,7 @@ const noDelaySocket: ISocketFactory = ({
  */
 export function kafkaClient(clientId: string, connection: KafkaConnection, logger: Logger): Kafka {
   registerKafkaCodecs();
+  rediscoverLostCoordinators();
   return new Kafka({
     clientId,
     ...connection,
