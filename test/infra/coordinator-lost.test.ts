@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { Admin } from 'kafkajs';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
+import { cacheRoot } from '../../deploy/local/paths.ts';
+import { kafkaClient } from '../../shared/kafka-client.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { partitioner, uniqueName } from '../support/kafka.ts';
+import {
+  localServersUnavailable,
+  OWN_STACK_TIMEOUT_MS,
+  temporaryDirectory,
+} from '../support/local-servers.ts';
+
+/**
+ * Long enough that a consumer which loses its membership cannot be back within the wait below:
+ * joining again as a new member waits for the old member's session to end.
+ */
+const SESSION_TIMEOUT_MS = 30_000;
+const CONSUMED_AFTER_KILL_WITHIN_MS = 20_000;
+
+/** The local brokers keep one offsets partition: its leader coordinates every group. */
+async function coordinatorNode(admin: Admin): Promise<number> {
+  const [offsets] = (await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] })).topics;
+  const leader = offsets?.partitions.find(({ partitionId }) => partitionId === 0)?.leader;
+  if (leader === undefined) throw new Error('__consumer_offsets has no partition 0');
+  return leader;
+}
+
+describe.skipIf(localServersUnavailable)(
+  'A consumer of the services Kafka client on a cluster of three brokers',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it("When its group coordinator's node is SIGKILLed, then it finds the new coordinator, keeps its membership and consumes a message produced after the kill", async () => {
+      const dir = await temporaryDirectory();
+      const cluster = await startKafka({
+        libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
+        dir: join(dir, 'kafka'),
+        nodes: await freeNodePorts(3),
+        logFile: join(dir, 'kafka.log'),
+      });
+      onTestFinished(() => cluster.stop());
+      const kafka = kafkaClient(
+        'coordinator-test',
+        { brokers: cluster.brokers.split(',') },
+        createLogger('coordinator-test', 'silent'),
+      );
+      const admin = kafka.admin();
+      const producer = kafka.producer({ createPartitioner: partitioner });
+      const consumer = kafka.consumer({
+        groupId: uniqueName('group'),
+        sessionTimeout: SESSION_TIMEOUT_MS,
+        heartbeatInterval: 500,
+        maxWaitTimeInMs: 250,
+      });
+      onTestFinished(async () => {
+        await Promise.all([admin.disconnect(), producer.disconnect(), consumer.disconnect()]);
+      });
+      await Promise.all([admin.connect(), producer.connect(), consumer.connect()]);
+      const topic = uniqueName('test');
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, replicationFactor: 3 }],
+        waitForLeaders: true,
+      });
+      let joins = 0;
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        joins++;
+      });
+      const consumed: string[] = [];
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: ({ message }) => {
+          consumed.push(String(message.value));
+          return Promise.resolve();
+        },
+      });
+      await producer.send({ topic, messages: [{ value: 'before' }] });
+      await expect.poll(() => consumed).toEqual(['before']);
+
+      const joinsBeforeKill = joins;
+      const coordinator = cluster.nodes.get(await coordinatorNode(admin));
+      coordinator?.kill('SIGKILL');
+      await coordinator?.exited;
+      await producer.send({ topic, messages: [{ value: 'after' }] });
+
+      await expect
+        .poll(() => consumed, { timeout: CONSUMED_AFTER_KILL_WITHIN_MS })
+        .toEqual(['before', 'after']);
+      expect(coordinator).toBeDefined();
+      expect(joins).toBe(joinsBeforeKill);
+    });
+  },
+);
