@@ -1,0 +1,71 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { kafkaClient } from '../../shared/kafka-client.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { attachGateway } from '../support/gateway.ts';
+import { ownKafkaWithLinks, ownToxiproxy } from '../support/gray-links.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
+import { aPlant } from '../support/plants.ts';
+import { startTestWriter } from '../support/writer.ts';
+
+const REPLY_TIMEOUT_MS = 5_000;
+
+describe.skipIf(localServersUnavailable)(
+  'A gateway whose path to Kafka is a black hole (the writer and another gateway reach Kafka)',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it('When the path drops every byte, then that gateway answers 503/504 within the reply timeout, turns unready and refuses creates at once, the other gateway answers 200, and once the path heals it answers 200 again', async () => {
+      const toxiproxy = await ownToxiproxy();
+      const kafka = await ownKafkaWithLinks(toxiproxy, ['cut']);
+      const harness = await startTestWriter({ brokers: kafka.brokers });
+      const logger = createLogger('gateway', 'silent');
+      const healthy = await attachGateway(harness, { replyTimeoutMs: REPLY_TIMEOUT_MS, logger });
+      const cut = await attachGateway(
+        {
+          ...harness,
+          kafka: kafkaClient('cut-gateway', { brokers: kafka.links.cut.brokers }, logger),
+        },
+        { replyTimeoutMs: REPLY_TIMEOUT_MS, logger },
+      );
+      expect((await cut.post(aPlant().body)).statusCode).toBe(200);
+
+      await kafka.links.cut.faults.blackHole();
+      onTestFinished(() => kafka.links.cut.faults.heal());
+
+      const during = await cut.post(aPlant().body);
+      expect([503, 504]).toContain(during.statusCode);
+      await expect
+        .poll(async () => (await cut.request({ url: '/readyz' })).json<unknown>(), {
+          timeout: 20_000,
+        })
+        .toMatchObject({
+          error: 5030,
+          message: expect.stringMatching(
+            /^Not ready: no fetch of replies answered by Kafka for/,
+          ) as string,
+        });
+      const refused = await cut.post(aPlant().body);
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json()).toMatchObject({
+        error: 5030,
+        message: expect.stringMatching(/^Replies cannot reach this gateway now/) as string,
+      });
+      const elsewhere = aPlant();
+      const answered = await healthy.post(elsewhere.body);
+      expect(answered.statusCode).toBe(200);
+      expect(answered.json()).toEqual(elsewhere.answer);
+
+      await kafka.links.cut.faults.heal();
+
+      await expect
+        .poll(async () => (await cut.request({ url: '/readyz' })).statusCode, {
+          timeout: 20_000,
+        })
+        .toBe(200);
+      const after = aPlant();
+      const healed = await cut.post(after.body);
+      expect(healed.statusCode).toBe(200);
+      expect(healed.json()).toEqual(after.answer);
+    });
+  },
+);
