@@ -9,27 +9,38 @@ import { startTestWriter } from '../support/writer.ts';
 
 const REPLY_TIMEOUT_MS = 5_000;
 
+/** A gateway in front of a writer, and another gateway whose every Kafka request goes through link `cut`. */
+async function gatewaysWithOneLink() {
+  const toxiproxy = await ownToxiproxy();
+  const kafka = await ownKafkaWithLinks(toxiproxy, ['cut']);
+  const harness = await startTestWriter({ brokers: kafka.brokers });
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger('gateway', 'warn', {
+    write: (line: string) => {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  const healthy = await attachGateway(harness, { replyTimeoutMs: REPLY_TIMEOUT_MS, logger });
+  const cut = await attachGateway(
+    {
+      ...harness,
+      kafka: kafkaClient('cut-gateway', { brokers: kafka.links.cut.brokers }, logger),
+    },
+    { replyTimeoutMs: REPLY_TIMEOUT_MS, logger },
+  );
+  return { healthy, cut, faults: kafka.links.cut.faults, lines };
+}
+
 describe.skipIf(localServersUnavailable)(
   'A gateway whose path to Kafka is a black hole (the writer and another gateway reach Kafka)',
   { timeout: OWN_STACK_TIMEOUT_MS },
   () => {
     it('When the path drops every byte, then that gateway answers 503/504 within the reply timeout, turns unready and refuses creates at once, the other gateway answers 200, and once the path heals it answers 200 again', async () => {
-      const toxiproxy = await ownToxiproxy();
-      const kafka = await ownKafkaWithLinks(toxiproxy, ['cut']);
-      const harness = await startTestWriter({ brokers: kafka.brokers });
-      const logger = createLogger('gateway', 'silent');
-      const healthy = await attachGateway(harness, { replyTimeoutMs: REPLY_TIMEOUT_MS, logger });
-      const cut = await attachGateway(
-        {
-          ...harness,
-          kafka: kafkaClient('cut-gateway', { brokers: kafka.links.cut.brokers }, logger),
-        },
-        { replyTimeoutMs: REPLY_TIMEOUT_MS, logger },
-      );
+      const { healthy, cut, faults } = await gatewaysWithOneLink();
       expect((await cut.post(aPlant().body)).statusCode).toBe(200);
 
-      await kafka.links.cut.faults.blackHole();
-      onTestFinished(() => kafka.links.cut.faults.heal());
+      await faults.blackHole();
+      onTestFinished(() => faults.heal());
 
       const during = await cut.post(aPlant().body);
       expect([503, 504]).toContain(during.statusCode);
@@ -55,11 +66,34 @@ describe.skipIf(localServersUnavailable)(
       expect(answered.statusCode).toBe(200);
       expect(answered.json()).toEqual(elsewhere.answer);
 
-      await kafka.links.cut.faults.heal();
+      await faults.heal();
 
       await expect
         .poll(async () => (await cut.request({ url: '/readyz' })).statusCode, {
           timeout: 20_000,
+        })
+        .toBe(200);
+      const after = aPlant();
+      const healed = await cut.post(after.body);
+      expect(healed.statusCode).toBe(200);
+      expect(healed.json()).toEqual(after.answer);
+    });
+
+    it('When the black hole outlasts the Kafka request timeout, then the gateway replaces its connections to the broker, and once the path heals it is ready and answers 200 within seconds', async () => {
+      const { cut, faults, lines } = await gatewaysWithOneLink();
+
+      await faults.blackHole();
+      onTestFinished(() => faults.heal());
+      await expect
+        .poll(() => lines.filter(({ msg }) => String(msg).endsWith('replacing the connection')), {
+          timeout: 30_000,
+        })
+        .not.toEqual([]);
+      await faults.heal();
+
+      await expect
+        .poll(async () => (await cut.request({ url: '/readyz' })).statusCode, {
+          timeout: 15_000,
         })
         .toBe(200);
       const after = aPlant();
