@@ -1,6 +1,18 @@
 import type { Socket } from 'node:net';
 import type { Admin, Consumer, Producer, RequestTimeoutEvent } from 'kafkajs';
+import { Counter } from 'prom-client';
 import type { Logger } from './logger.ts';
+
+/**
+ * Kafka requests the process's clients gave up waiting for, by API. One per process, as its Kafka
+ * clients are: each service registers it in its own registry (shared/metrics.ts).
+ */
+export const kafkaRequestTimeouts = new Counter({
+  name: 'plant_store_kafka_request_timeouts_total',
+  help: 'Kafka requests that had no answer in time, by API; each replaced the connections to its broker',
+  labelNames: ['api'],
+  registers: [],
+});
 
 /** The sockets a Kafka object's clients hold open, by the broker (`host:port`) they reach. */
 export interface BrokerSockets {
@@ -56,6 +68,7 @@ export function replaceOnRequestTimeout<T extends WatchedClient>(
       const { broker, apiName, pendingDuration } = payload;
       const why = `no answer from Kafka broker ${broker} to ${apiName} in time: replacing the connection`;
       const replaced = sockets.replace(broker, why);
+      kafkaRequestTimeouts.inc({ api: apiName });
       logger.warn({ broker, apiName, pendingDuration, replaced }, why);
     },
   );

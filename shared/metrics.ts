@@ -1,4 +1,5 @@
 import { Registry, collectDefaultMetrics, type Histogram, type LabelValues } from 'prom-client';
+import { kafkaRequestTimeouts } from './kafka-sockets.ts';
 
 /** Seconds, from a cached answer (~1 ms) to the default reply deadline (5 s) and beyond. */
 export const LATENCY_BUCKETS = [
@@ -6,13 +7,15 @@ export const LATENCY_BUCKETS = [
 ];
 
 /**
- * A registry of the service's own, with Node's default process metrics: several gateways and
+ * A registry of the service's own, with Node's default process metrics and the process's Kafka
+ * request timeouts: several gateways and
  * writers share one process in tests, so none of them uses prom-client's global registry.
  */
 export function serviceRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  registry.registerMetric(kafkaRequestTimeouts);
   return registry;
 }
 

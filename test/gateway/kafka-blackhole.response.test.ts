@@ -4,6 +4,7 @@ import { createLogger } from '../../shared/logger.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { ownKafkaWithLinks, ownToxiproxy } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
+import { parseMetrics } from '../support/metrics.ts';
 import { aPlant } from '../support/plants.ts';
 import { startTestWriter } from '../support/writer.ts';
 
@@ -79,7 +80,7 @@ describe.skipIf(localServersUnavailable)(
       expect(healed.json()).toEqual(after.answer);
     });
 
-    it('When the black hole outlasts the Kafka request timeout, then the gateway replaces its connections to the broker, and once the path heals it is ready and answers 200 within seconds', async () => {
+    it('When the black hole outlasts the Kafka request timeout, then the gateway replaces its connections to the broker and counts the timeouts, and once the path heals it is ready and answers 200 within seconds', async () => {
       const { cut, faults, lines } = await gatewaysWithOneLink();
 
       await faults.blackHole();
@@ -89,6 +90,10 @@ describe.skipIf(localServersUnavailable)(
           timeout: 30_000,
         })
         .not.toEqual([]);
+      const timeouts = parseMetrics((await cut.request({ url: '/metrics' })).body).filter(
+        ({ name }) => name === 'plant_store_kafka_request_timeouts_total',
+      );
+      expect(timeouts.reduce((sum, { value }) => sum + value, 0)).toBeGreaterThan(0);
       await faults.heal();
 
       await expect
