@@ -81,7 +81,7 @@ export const ERRORS = {
   unavailable: {
     error: 5030,
     status: 503,
-    when: 'Kafka cannot take the command, replies cannot reach this gateway (no fetch answered for 5 s), `MAX_IN_FLIGHT` requests already wait for writers, the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready or draining',
+    when: 'Kafka cannot take the command, `MAX_IN_FLIGHT` requests already wait for writers, the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready or draining',
   },
   replyTimeout: {
     error: 5040,

@@ -36,7 +36,7 @@ describe.skipIf(localServersUnavailable)(
   'A gateway whose path to Kafka is a black hole (the writer and another gateway reach Kafka)',
   { timeout: OWN_STACK_TIMEOUT_MS },
   () => {
-    it('When the path drops every byte, then that gateway answers 503/504 within the reply timeout, turns unready and refuses creates at once, the other gateway answers 200, and once the path heals it answers 200 again', async () => {
+    it('When the path drops every byte, then that gateway answers 503/504 within the reply timeout, turns unready saying why, the other gateway answers 200, and once the path heals it answers 200 again', async () => {
       const { healthy, cut, faults } = await gatewaysWithOneLink();
       expect((await cut.post(aPlant().body)).statusCode).toBe(200);
 
@@ -55,13 +55,6 @@ describe.skipIf(localServersUnavailable)(
             /^Not ready: no fetch of replies answered by Kafka for/,
           ) as string,
         });
-      const refused = await cut.post(aPlant().body);
-      expect(refused.statusCode).toBe(503);
-      expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.json()).toMatchObject({
-        error: 5030,
-        message: expect.stringMatching(/^Replies cannot reach this gateway now/) as string,
-      });
       const elsewhere = aPlant();
       const answered = await healthy.post(elsewhere.body);
       expect(answered.statusCode).toBe(200);

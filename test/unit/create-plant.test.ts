@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type {
   CommandPublisher,
   CreateCommand,
@@ -12,10 +12,7 @@ const plant = { id: 7n, name: 'Fern' };
 const request = { id: 'req-1', log: { debug: () => undefined }, trace: ROOT_CONTEXT };
 
 /** A publisher whose sends settle as `publish` says, and a create over it. */
-function createOver(
-  publish: (command: CreateCommand) => Promise<void>,
-  repliesCutOff: () => string | undefined = () => undefined,
-) {
+function createOver(publish: (command: CreateCommand) => Promise<void>) {
   const waiter = replyWaiter();
   const publisher: CommandPublisher = { publish, disconnect: () => Promise.resolve() };
   const create = createPlantOverKafka({
@@ -23,29 +20,11 @@ function createOver(
     waiter,
     replyTimeoutMs: REPLY_TIMEOUT_MS,
     maxInFlight: 10,
-    repliesCutOff,
   });
   return { create, waiter };
 }
 
 describe('createPlantOverKafka', () => {
-  it('When replies cannot reach the gateway, then the create is refused with the reason and nothing is published', async () => {
-    const publish = vi.fn(() => Promise.resolve());
-    const { create, waiter } = createOver(
-      publish,
-      () => 'no fetch of replies answered by Kafka for 5.2 s',
-    );
-
-    const outcome = await create(plant, request);
-
-    expect(outcome).toEqual({
-      kind: 'noReplies',
-      reason: 'no fetch of replies answered by Kafka for 5.2 s',
-    });
-    expect(publish).not.toHaveBeenCalled();
-    expect(waiter.waiting).toBe(0);
-  });
-
   it('When the command is published and a writer answers, then the answer is the outcome', async () => {
     const { create, waiter } = createOver((command) => {
       setImmediate(() => {

@@ -22,8 +22,6 @@ export type CreateOutcome =
   | { kind: 'answered'; reply: Reply }
   /** `waiting` requests already wait for writers: refused rather than queued. */
   | { kind: 'busy'; waiting: number }
-  /** Replies cannot reach this gateway (`reason`): refused before anything was published. */
-  | { kind: 'noReplies'; reason: string }
   /** Kafka did not take the command; nothing was published. */
   | { kind: 'unpublished'; cause: unknown }
   /** No writer answered within `afterMs`, or the publish was still under way: the outcome is unknown. */
@@ -37,8 +35,6 @@ export interface CreatePlantDeps {
   replyTimeoutMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
-  /** Why no reply could reach this gateway now, or undefined while replies can. */
-  repliesCutOff: () => string | undefined;
 }
 
 /** Publishes the create command and waits for a writer's answer, never past the reply deadline. */
@@ -46,8 +42,6 @@ export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
   const timedOut: CreateOutcome = { kind: 'timedOut', afterMs: deps.replyTimeoutMs };
   return async (plant, request) => {
     if (deps.waiter.waiting >= deps.maxInFlight) return { kind: 'busy', waiting: deps.maxInFlight };
-    const cutOff = deps.repliesCutOff();
-    if (cutOff !== undefined) return { kind: 'noReplies', reason: cutOff };
     const correlationId = randomUUID();
     const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
     let publishing = true;

@@ -12,15 +12,13 @@ export interface ReplyConsumer {
    * fetching yet (replies would be lost), or no fetch answered for REPLIES_SILENT_MS.
    */
   notReadyReason(): string | undefined;
-  /** Why replies cannot arrive now although the consumer was fetching (no fetch answered), or undefined. */
-  cutOff(): string | undefined;
   disconnect(): Promise<void>;
 }
 
 /**
  * A fetch is answered within its wait (500 ms) when nothing arrives. None answered for this long
- * means the path to Kafka is down or black-holed for this gateway: a reply could not arrive in
- * time, so creates are refused at once (503) rather than left to time out (504).
+ * means the path to Kafka is down or black-holed for this gateway: no reply can arrive, and the
+ * gateway is not ready until one is answered again.
  */
 export const REPLIES_SILENT_MS = 5_000;
 
@@ -72,7 +70,7 @@ export async function startReplyConsumer(
   consumer.on(consumer.events.FETCH, () => {
     lastFetchAt = Date.now();
   });
-  const cutOff = () => {
+  const silence = () => {
     const silentMs = Date.now() - lastFetchAt;
     return !fetching || silentMs < REPLIES_SILENT_MS
       ? undefined
@@ -97,8 +95,7 @@ export async function startReplyConsumer(
     },
   });
   return {
-    notReadyReason: () => (fetching ? cutOff() : 'the reply consumer is not assigned yet'),
-    cutOff,
+    notReadyReason: () => (fetching ? silence() : 'the reply consumer is not assigned yet'),
     disconnect: () => consumer.disconnect(),
   };
 }

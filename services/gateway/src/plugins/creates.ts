@@ -58,7 +58,6 @@ export function kafkaCreates(
         createPlantOverKafka({
           publisher: app.commandPublisher,
           waiter,
-          repliesCutOff: () => app.replyConsumer.cutOff(),
           replyTimeoutMs: settings.replyTimeoutMs,
           maxInFlight: settings.maxInFlight,
         }),

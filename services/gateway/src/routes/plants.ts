@@ -16,12 +16,6 @@ function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiEr
         `${String(outcome.waiting)} requests are already waiting for writers; retry shortly`,
         RETRY_SHORTLY,
       );
-    case 'noReplies':
-      return new ApiError(
-        'unavailable',
-        `Replies cannot reach this gateway now (${outcome.reason}); retry shortly`,
-        RETRY_SHORTLY,
-      );
     case 'unpublished':
       return new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
         cause: outcome.cause,
