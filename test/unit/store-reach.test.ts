@@ -1,4 +1,4 @@
-import { MongoNetworkTimeoutError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkTimeoutError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
 import { reachOf } from '../../services/writer/src/store/store-reach.ts';
@@ -76,5 +76,23 @@ describe('What the writer hears from its store', () => {
     expect(reach.silentForMs()).toBe(0);
     pingFails();
     expect(await reach.probe()).toBe(false);
+  });
+
+  it('When an insert fails as a bulk write error without a write error of the server (its connection was lost), then the silence runs on', async () => {
+    const { store, reach, clock, settles } = storeOnAClock();
+    const inserted = store.insertNew([]);
+    clock.now = 6_000;
+    // How the driver reports an insertMany whose connection timed out: no write error at all.
+    const lost = Object.assign(
+      Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError,
+      {
+        message: 'connection 3 to 127.0.0.1:27017 timed out',
+        writeErrors: [],
+      },
+    );
+    settles[0]?.reject(lost);
+    await expect(inserted).rejects.toBe(lost);
+
+    expect(reach.silentForMs()).toBe(6_000);
   });
 });

@@ -13,7 +13,12 @@ const COMMITTED = {
 /** A command consumer on a fake kafkajs consumer, and a batch of two commands to hand it. */
 async function consumerWithBatch() {
   let eachBatch: ((payload: EachBatchPayload) => Promise<void>) | undefined;
-  const listeners = new Map<string, () => void>();
+  const registered = new Map<string, ((event?: unknown) => void)[]>();
+  const listeners = {
+    get: (event: string) => (payload?: unknown) => {
+      for (const listener of registered.get(event) ?? []) listener(payload);
+    },
+  };
   const consumer = {
     subscribe: vi.fn(() => Promise.resolve()),
     run: vi.fn((config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
@@ -22,7 +27,9 @@ async function consumerWithBatch() {
     }),
     commitOffsets: vi.fn(() => Promise.resolve()),
     seek: vi.fn(),
-    on: vi.fn((event: string, listener: () => void) => listeners.set(event, listener)),
+    on: vi.fn((event: string, listener: (event?: unknown) => void) => {
+      registered.set(event, [...(registered.get(event) ?? []), listener]);
+    }),
     events: EVENTS,
   };
   const sender = { send: vi.fn(() => Promise.resolve(new Map())), disconnect: vi.fn() };
@@ -124,9 +131,47 @@ describe('Writer commit of the batch in hand', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(commitOffsetsIfNecessary).not.toHaveBeenCalled();
 
-    listeners.get(EVENTS.REBALANCING)?.();
+    listeners.get(EVENTS.REBALANCING)();
     await new Promise((resolve) => setImmediate(resolve));
 
     expect(commitOffsetsIfNecessary).toHaveBeenCalledExactlyOnceWith(COMMITTED);
+  });
+
+  it('When a commit failed and the writer joins again as a new member with the same partition, then the old offset is not committed again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { sender, commitOffsetsIfNecessary, listeners, handOver } = await consumerWithBatch();
+    const join = (memberId: string) => {
+      listeners.get(EVENTS.GROUP_JOIN)({
+        payload: { memberId, memberAssignment: { 'plants.create': [2] } },
+      });
+    };
+    join('writer-1');
+    const sent = new Promise<void>((resolve) => {
+      sender.send.mockImplementation(() => {
+        resolve();
+        return Promise.resolve(new Map());
+      });
+    });
+    commitOffsetsIfNecessary.mockRejectedValueOnce(
+      new Error('The coordinator is not aware of this member'),
+    );
+    await handOver();
+    await sent;
+    await new Promise((resolve) => setImmediate(resolve));
+    listeners.get(EVENTS.REBALANCING)();
+    await vi.waitFor(() => {
+      expect(commitOffsetsIfNecessary).toHaveBeenCalledTimes(1);
+    });
+
+    // Its session expired while it was frozen; another writer owned partition 2 meanwhile.
+    join('writer-1-again');
+    listeners.get(EVENTS.REBALANCING)();
+    await new Promise((resolve) => setImmediate(resolve));
+    await vi.advanceTimersByTimeAsync(1_000);
+
+    expect(commitOffsetsIfNecessary).toHaveBeenCalledTimes(1);
   });
 });

@@ -16,11 +16,13 @@ export interface ReplyConsumer {
 }
 
 /**
- * A fetch is answered within its wait (500 ms) when nothing arrives. None answered for this long
+ * A fetch is answered within its wait (500 ms) when nothing arrives, a round trip later: 6.5 s
+ * with 3 s added each way (the reply-slow gray fault), which must not make the gateway flap
+ * between ready and not. None answered for this long
  * means the path to Kafka is down or black-holed for this gateway: no reply can arrive, and the
  * gateway is not ready until one is answered again.
  */
-export const REPLIES_SILENT_MS = 5_000;
+export const REPLIES_SILENT_MS = 8_000;
 
 /**
  * Reads every reply on the shared reply topic in a consumer group of this instance's own, and

@@ -76,8 +76,15 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
     void commits.flush();
   });
   let owned: readonly number[] = [];
+  let memberId: string | undefined;
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     owned = payload.memberAssignment[deps.topics.create] ?? [];
+    // Joined as a new member (its session expired while the process was frozen, or it left):
+    // others may have owned its partitions since, and moved their offsets on. Nothing answered
+    // before may be committed, nor read on from where this writer was: kafkajs reads each
+    // partition again from its committed offset.
+    if (memberId !== undefined && memberId !== payload.memberId) lanes.assigned({});
+    memberId = payload.memberId;
     lanes.assigned(payload.memberAssignment);
   });
   consumer.on(consumer.events.STOP, () => {

@@ -1,4 +1,4 @@
-import { MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 import type { PlantStore } from './plant-store.ts';
 
 /** Whether the store answers this writer: what its operations have heard back. */
@@ -37,7 +37,7 @@ export function reachOf(
         return result;
       } catch (error) {
         pending--;
-        if (error instanceof MongoServerError) answered();
+        if (sentByTheServer(error)) answered();
         throw error;
       }
     };
@@ -55,4 +55,13 @@ export function reachOf(
         ),
     },
   };
+}
+
+/**
+ * Whether the server sent `error`. An insert whose connection was lost or timed out fails as a
+ * MongoBulkWriteError too, a kind of MongoServerError, but without a write error of the server's.
+ */
+function sentByTheServer(error: unknown): boolean {
+  if (error instanceof MongoBulkWriteError) return [error.writeErrors].flat().length > 0;
+  return error instanceof MongoServerError;
 }
