@@ -134,6 +134,10 @@ describe('JWT bearer tokens against a real JWKS endpoint', () => {
 
   it('When the issuer rotates its keys, then a new kid triggers one refetch, and unknown kids do not refetch during the cooldown', async () => {
     const first = await signingKey('rsa-1', 'RS256');
+    // Made before, so that only the posts fall within the cooldown after the rotation's refetch:
+    // generating RSA keys took more than its 1 s on a loaded machine.
+    const strangers = await Promise.all([signingKey('x-1', 'RS256'), signingKey('x-2', 'RS256')]);
+    const strangersTokens = await Promise.all(strangers.map((key) => sign(key)));
     const { jwks, post } = await jwtGateway([first], 1_000);
     expect((await post(await sign(first), 20)).statusCode).toBe(200);
     expect(jwks.fetches()).toBe(1);
@@ -147,9 +151,8 @@ describe('JWT bearer tokens against a real JWKS endpoint', () => {
       .toBe(200);
     expect(jwks.fetches()).toBe(2);
 
-    const strangers = await Promise.all([signingKey('x-1', 'RS256'), signingKey('x-2', 'RS256')]);
     const refused = await Promise.all(
-      strangers.map(async (key, index) => post(await sign(key), 30 + index)),
+      strangersTokens.map((stranger, index) => post(stranger, 30 + index)),
     );
     expect(refused.map(({ statusCode }) => statusCode)).toEqual([401, 401]);
     expect(jwks.fetches()).toBe(2);
