@@ -35,6 +35,14 @@ export function clusterFacts(connection: KafkaConnection) {
           ),
         };
       }),
+    /** The group's committed offset of each partition of `topic`. */
+    committed: (groupId: string, topic: string): Promise<Record<number, string>> =>
+      withAdmin(async (admin) => {
+        const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return Object.fromEntries(
+          (offsets?.partitions ?? []).map(({ partition, offset }) => [partition, offset]),
+        );
+      }),
     /** The node leading the most partitions of `topic`. */
     busiestLeader: (topic: string): Promise<number> =>
       withAdmin(async (admin) => {

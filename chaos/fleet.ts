@@ -18,6 +18,8 @@ export interface FleetOptions {
   logDir: string;
   /** The writers' consumer group as the coordinator sees it now. */
   writerGroup: (groupId: string, topic: string) => Promise<GroupState>;
+  /** Variables of one process of its own, by its name (the gray scenarios' links). */
+  ownEnv?: (name: string) => Record<string, string>;
 }
 
 /** How long a change may take before the run gives up on it. */
@@ -98,6 +100,7 @@ export function serviceFleet(started: Services, options: FleetOptions) {
   return {
     urls,
     writers,
+    gateways,
     all: () => [...writers, ...gateways],
     /** Adds `count` writers at once, as a scale-up does. */
     startWriters,

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { brokerCount } from '../deploy/local/kafka.ts';
-import { SCENARIOS, type Scenario } from './targets.ts';
+import { isGray, SCENARIOS, type Scenario } from './targets.ts';
 
 export interface ChaosOptions {
-  scenario: Scenario;
+  /** `gray`: every gray scenario, one after another. */
+  scenario: Scenario | 'gray';
   brokers: number;
   connections: number;
   /** Creates the load must reach before it stops (mixed only; 0 for the others). */
@@ -30,9 +31,14 @@ export function chaosOptions(args: string[]): ChaosOptions {
       secure: { type: 'boolean', default: false },
     },
   });
-  const scenario = SCENARIOS.find((name) => name === values.scenario);
+  const scenario = [...SCENARIOS, 'gray' as const].find((name) => name === values.scenario);
   if (scenario === undefined)
-    throw new Error(`--scenario takes ${SCENARIOS.join(', ')}; got "${values.scenario}"`);
+    throw new Error(`--scenario takes ${SCENARIOS.join(', ')}, gray; got "${values.scenario}"`);
+  const gray = scenario === 'gray' || isGray(scenario);
+  if (gray && values.secure)
+    throw new Error(
+      `--scenario ${scenario} puts proxies on plaintext links: it does not run with --secure`,
+    );
   const brokers = brokerCount(values.brokers ?? (scenario === 'broker' ? '3' : '1'));
   if (scenario === 'broker' && brokers !== 3)
     throw new Error('--scenario broker kills one broker of three: run it with --brokers 3');

@@ -1,7 +1,9 @@
-// `npm run chaos [-- --scenario mixed|scale|rolling|broker|writer-kill]`: the local stack under
-// load from 32 clients while writers, gateways or brokers are changed the way operators and
-// faults change them; then every answer is checked against the store, and each change's figures
-// and the scenario's targets are printed (docs/operations.md, "The chaos run").
+// `npm run chaos [-- --scenario NAME]`: the local stack under load from 32 clients while writers,
+// gateways or brokers are changed the way operators and faults change them, or (the gray
+// scenarios) while one process's path to Kafka or the store is made slow, silent or cut through
+// toxiproxy; then every answer is checked against the store, and each change's figures and the
+// scenario's targets are printed (docs/operations.md, "The chaos run"). `--scenario gray` runs
+// every gray scenario, one after another, each on a stack of its own.
 // Exits 1 on any lost plant, wrong or unexpected answer, unsettled request, missed target, or
 // (mixed) too few creates.
 import { randomBytes } from 'node:crypto';
@@ -14,16 +16,22 @@ import { startServices } from '../deploy/local/services.ts';
 import { serviceConnections } from '../deploy/local/secure-stack.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
-import { WRITER_GROUP } from '../shared/contracts/kafka.ts';
+import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
 import { clusterFacts, commandPartitioner } from './cluster.ts';
 import type { Change } from './figures.ts';
 import { serviceFleet } from './fleet.ts';
 import { reportLines } from './report.ts';
-import { INITIAL_WRITERS, SCENARIO_STEPS } from './scenarios.ts';
+import { INITIAL_WRITERS, runScenario } from './scenarios.ts';
 import { chaosOptions, type ChaosOptions } from './options.ts';
-import { targetsOf } from './targets.ts';
+import { isGray, targetsOf } from './targets.ts';
 import { rebalanceTimeline } from './timeline.ts';
 import { settle, startTraffic, type Answer } from './traffic.ts';
+import { runEachGrayScenario } from './gray-run.ts';
+import { readinessChanges } from './gray-figures.ts';
+import { GRAY_GATEWAYS, GRAY_WRITERS } from './gray-scenarios.ts';
+import { startProbe } from './probe.ts';
+import { startGrayStack } from './process-links.ts';
+import { serviceLogLines } from './service-logs.ts';
 import { isOutage, verdict, type StoredPlant } from './verdict.ts';
 
 let options: ChaosOptions;
@@ -33,9 +41,15 @@ try {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 }
+if (options.scenario === 'gray') process.exit(await runEachGrayScenario(process.argv.slice(2)));
 const { scenario, brokers, connections, minCreates, faultEveryMs, store, secure } = options;
 const REPLY_TIMEOUT_MS = 5_000;
 const PARTITIONS = 3;
+const gray = isGray(scenario);
+/** The gateways' default MAX_IN_FLIGHT, which the run does not change. */
+const MAX_IN_FLIGHT = 10_000;
+/** Gray scenarios: time after the heal for the processes to be back (their targets read it). */
+const AFTER_HEAL_MS = 30_000;
 
 const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-'));
 const logDir = join(dir, 'logs');
@@ -44,8 +58,14 @@ const token = `chaos-${randomBytes(12).toString('base64url')}`;
 console.log(
   `chaos: scenario ${scenario}; starting ${brokers === 1 ? 'Kafka' : `${String(brokers)} Kafka brokers`}${secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
 );
-const stack = await startLocalStack({ dir, store, secure, brokers });
-stopOnSignal('the chaos run', () => stack.stop());
+const { stack, links } = gray
+  ? await startGrayStack({ dir, store, brokers, writers: GRAY_WRITERS, gateways: GRAY_GATEWAYS })
+  : { stack: await startLocalStack({ dir, store, secure, brokers }), links: undefined };
+const stopStack = async () => {
+  await stack.stop();
+  await links?.stop();
+};
+stopOnSignal('the chaos run', stopStack);
 const env = {
   ...process.env,
   AUTH_TOKENS: token,
@@ -61,16 +81,36 @@ const env = {
 try {
   const connectionsOfServices = await serviceConnections(stack);
   const facts = clusterFacts(stack.kafka.admin);
+  const ownEnv = links === undefined ? {} : { ownEnv: (name: string) => links.envOf(name) };
   const fleet = serviceFleet(
     await startServices({
       env,
       connections: connectionsOfServices,
       logDir,
       writers: INITIAL_WRITERS[scenario],
-      gateways: 2,
+      gateways: GRAY_GATEWAYS.length,
+      ...ownEnv,
     }),
-    { env, connections: connectionsOfServices, logDir, writerGroup: facts.group },
+    { env, connections: connectionsOfServices, logDir, writerGroup: facts.group, ...ownEnv },
   );
+  // What an operator's probes would show, for the gray targets; the other scenarios stay unprobed.
+  const probe =
+    links === undefined
+      ? undefined
+      : startProbe({
+          processes: [
+            ...fleet.writers.map((process) => ({
+              process,
+              readyUrl: links.healthUrlOf(process.name),
+            })),
+            ...fleet.gateways.map((process, index) => ({
+              process,
+              readyUrl: fleet.urls[index] ?? '',
+            })),
+          ],
+          group: () => facts.group(WRITER_GROUP, TOPICS.create),
+          committed: () => facts.committed(WRITER_GROUP, TOPICS.create),
+        });
   const trafficOptions = {
     urls: fleet.urls,
     token,
@@ -86,26 +126,29 @@ try {
 
   const changes: Change[] = [];
   const killedPartitions = new Map<string, readonly number[]>();
-  await SCENARIO_STEPS[scenario]({
+  await runScenario(scenario, {
     stack,
     fleet,
     facts,
     killedPartitions,
-    async change(name, act) {
-      await sleep(faultEveryMs);
+    links,
+    async change(name, act, afterMs = faultEveryMs) {
+      await sleep(afterMs);
       const at = Date.now();
       console.log(`chaos: +${((at - loadStartedAt) / 1_000).toFixed(1)} s ${name}`);
       await act();
       changes.push({ name, at, doneAt: Date.now() });
     },
   });
-  await sleep(faultEveryMs);
+  await sleep(gray ? AFTER_HEAL_MS : faultEveryMs);
   while (traffic.answers.length < minCreates) {
     console.log(`chaos: ${String(traffic.answers.length)} creates so far…`);
     await sleep(5_000);
   }
   await traffic.stop();
-  const loadSeconds = (Date.now() - loadStartedAt) / 1_000;
+  const loadEndedAt = Date.now();
+  const loadSeconds = (loadEndedAt - loadStartedAt) / 1_000;
+  await probe?.stop();
 
   const outages = traffic.answers.filter(isOutage);
   console.log(`chaos: load over; retrying ${String(outages.length)} requests answered 503/504…`);
@@ -115,13 +158,35 @@ try {
   await writeFile(join(dir, 'answers.csv'), answersCsv(answers, loadStartedAt));
   const partition = commandPartitioner(PARTITIONS);
   const partitionOf = ({ content }: { content: { id: bigint } }) => partition(content.id);
+  const rebalances = rebalanceTimeline([...stack.kafka.logFiles.values()], WRITER_GROUP);
   const targets = targetsOf({
     scenario,
     load: traffic.answers,
     changes,
     killedPartitions,
     partitionOf,
+    ...(probe === undefined
+      ? {}
+      : {
+          observed: {
+            samples: probe.samples,
+            rebalances,
+            serviceLogs: serviceLogLines(fleet.all()),
+            loadStartedAt,
+            loadEndedAt,
+            connections,
+            sessionTimeoutMs: options.sessionTimeoutMs,
+            replyTimeoutMs: REPLY_TIMEOUT_MS,
+            maxInFlight: MAX_IN_FLIGHT,
+          },
+        }),
   });
+  if (probe !== undefined) {
+    await writeFile(join(dir, 'samples.json'), JSON.stringify(probe.samples));
+    console.log('\nreadiness (probed every second):');
+    for (const { at, process, ready } of readinessChanges(probe.samples))
+      console.log(`  +${((at - loadStartedAt) / 1_000).toFixed(1)} s ${process} ${ready}`);
+  }
 
   console.log(
     [
@@ -134,7 +199,7 @@ try {
         loadStartedAt,
         loadSeconds,
         partitionOf,
-        rebalances: rebalanceTimeline([...stack.kafka.logFiles.values()], WRITER_GROUP),
+        rebalances,
       }),
     ].join('\n'),
   );
@@ -144,7 +209,7 @@ try {
   console.log(`\nchaos ${scenario}: ${failed ? 'FAIL' : 'PASS'}`);
   process.exitCode = failed ? 1 : 0;
 } finally {
-  await stack.stop();
+  await stopStack();
 }
 
 /** Every answer, times in ms since the load started: for a closer look at a change. */

@@ -2,15 +2,22 @@ import type { LocalStack } from '../deploy/local/stack.ts';
 import { TOPICS } from '../shared/contracts/kafka.ts';
 import type { clusterFacts } from './cluster.ts';
 import type { ServiceFleet } from './fleet.ts';
-import type { Scenario } from './targets.ts';
+import { GRAY_STEPS, GRAY_WRITERS } from './gray-scenarios.ts';
+import type { GrayLinks } from './process-links.ts';
+import { isGray, type Scenario } from './targets.ts';
 import { activeController } from './timeline.ts';
 
 export interface ScenarioContext {
   stack: LocalStack;
   fleet: ServiceFleet;
   facts: ReturnType<typeof clusterFacts>;
-  /** Waits the time between changes, then makes one and records when it started and ended. */
-  change: (name: string, act: () => Promise<void>) => Promise<void>;
+  /**
+   * Waits `afterMs` (the time between changes when not given), then makes one and records when it
+   * started and ended.
+   */
+  change: (name: string, act: () => Promise<void>, afterMs?: number) => Promise<void>;
+  /** Each process's own path through toxiproxy: gray scenarios only. */
+  links?: GrayLinks | undefined;
   /** Partitions held by the writer each change killed, by the change's name. */
   killedPartitions: Map<string, readonly number[]>;
 }
@@ -22,9 +29,23 @@ export const INITIAL_WRITERS: Record<Scenario, number> = {
   rolling: 3,
   broker: 3,
   'writer-kill': 3,
+  ...(Object.fromEntries(
+    Object.keys(GRAY_STEPS).map((name) => [name, GRAY_WRITERS.length]),
+  ) as Record<keyof typeof GRAY_STEPS, number>),
 };
 
-export const SCENARIO_STEPS: Record<Scenario, (context: ScenarioContext) => Promise<void>> = {
+/** Runs the scenario's changes. */
+export function runScenario(scenario: Scenario, context: ScenarioContext): Promise<void> {
+  if (!isGray(scenario)) return VISIBLE_STEPS[scenario](context);
+  const { links } = context;
+  if (links === undefined) throw new Error(`${scenario} needs the processes' gray links`);
+  return GRAY_STEPS[scenario]({ ...context, links });
+}
+
+const VISIBLE_STEPS: Record<
+  Exclude<Scenario, keyof typeof GRAY_STEPS>,
+  (context: ScenarioContext) => Promise<void>
+> = {
   async mixed({ stack, fleet, change }) {
     // Replaced writers join at the end: index 0 is always the oldest one.
     await change('SIGTERM the oldest writer, start a new one', async () => {

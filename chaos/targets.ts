@@ -6,11 +6,28 @@ import {
   type Change,
   type ChangeFigures,
 } from './figures.ts';
+import { GRAY_TARGETS, type Observed } from './gray-targets.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
-export const SCENARIOS = ['mixed', 'scale', 'rolling', 'broker', 'writer-kill'] as const;
+export const VISIBLE_SCENARIOS = ['mixed', 'scale', 'rolling', 'broker', 'writer-kill'] as const;
+/** Faults a process cannot see from inside (docs/operations.md, "Gray faults"). */
+export const GRAY_SCENARIOS = [
+  'store-cut-one',
+  'store-down-all',
+  'store-slow',
+  'store-half-open',
+  'broker-blackhole-gateway',
+  'writer-frozen',
+  'reply-slow',
+] as const;
+export const SCENARIOS = [...VISIBLE_SCENARIOS, ...GRAY_SCENARIOS] as const;
 export type Scenario = (typeof SCENARIOS)[number];
+export type GrayScenario = (typeof GRAY_SCENARIOS)[number];
+
+export function isGray(scenario: Scenario): scenario is GrayScenario {
+  return (GRAY_SCENARIOS as readonly string[]).includes(scenario);
+}
 
 export interface Target {
   target: string;
@@ -27,6 +44,8 @@ export interface TargetInput {
   killedPartitions?: ReadonlyMap<string, readonly number[]>;
   /** The command partition a request's id is produced to. */
   partitionOf?: (answer: Answer) => number;
+  /** What the gray scenarios' targets read besides the answers. */
+  observed?: Observed;
 }
 
 export const LIMITS = {
@@ -39,11 +58,21 @@ export const LIMITS = {
 } as const;
 
 export function targetsOf(input: TargetInput): Target[] {
-  const { load, changes } = input;
+  const { load, changes, scenario } = input;
+  if (isGray(scenario)) {
+    if (input.observed === undefined || input.partitionOf === undefined)
+      throw new Error(`${scenario}'s targets need what the run observed and each partition`);
+    return GRAY_TARGETS[scenario]({
+      load,
+      changes,
+      partitionOf: input.partitionOf,
+      ...input.observed,
+    });
+  }
   const outages = load.filter(isOutage).length;
   const figures = changeFigures(load, changes);
   const slowestRecovery = largest(figures.map(({ recoveredAfterMs }) => recoveredAfterMs));
-  switch (input.scenario) {
+  switch (scenario) {
     case 'mixed':
       return [];
     case 'scale':

@@ -15,6 +15,8 @@ export interface ServicesOptions {
   logDir: string;
   writers: number;
   gateways: number;
+  /** Variables of one process of its own, by its name (the chaos run's gray links). */
+  ownEnv?: (name: string) => Record<string, string>;
 }
 
 export interface Services {
@@ -59,25 +61,35 @@ export async function startServices(options: ServicesOptions): Promise<Services>
 export function startGatewayProcess(
   name: string,
   port: number,
-  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir'>,
+  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir' | 'ownEnv'>,
 ): ServerProcess {
   return startNodeService({
     name,
     script: GATEWAY_MAIN,
-    env: { ...options.env, ...options.connections.gateway, PORT: String(port) },
+    env: {
+      ...options.env,
+      ...options.connections.gateway,
+      ...options.ownEnv?.(name),
+      PORT: String(port),
+    },
     logDir: options.logDir,
   });
 }
 
 export function startWriterProcess(
   name: string,
-  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir'>,
+  options: Pick<ServicesOptions, 'env' | 'connections' | 'logDir' | 'ownEnv'>,
 ): ServerProcess {
   return startNodeService({
     name,
     script: WRITER_MAIN,
-    // Several writers on one host: each health and metrics port is a free one (in its log).
-    env: { ...options.env, ...options.connections.writer, METRICS_PORT: '0' },
+    env: {
+      ...options.env,
+      ...options.connections.writer,
+      // Several writers on one host: each health and metrics port is a free one (in its log).
+      METRICS_PORT: '0',
+      ...options.ownEnv?.(name),
+    },
     logDir: options.logDir,
   });
 }

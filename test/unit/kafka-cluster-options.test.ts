@@ -64,9 +64,24 @@ describe('npm run chaos flags', () => {
     expect(chaosOptions(['--scenario', 'broker'])).toMatchObject({ brokers: 3, minCreates: 0 });
   });
 
+  it('When a gray scenario or all of them are asked for, then they run on one broker without a creates quota', () => {
+    for (const scenario of ['store-cut-one', 'reply-slow', 'gray'])
+      expect(chaosOptions(['--scenario', scenario])).toMatchObject({
+        scenario,
+        brokers: 1,
+        minCreates: 0,
+      });
+  });
+
+  it('When a gray scenario is asked for with --secure, then the error says its links are plaintext', () => {
+    expect(() => chaosOptions(['--scenario', 'writer-frozen', '--secure'])).toThrow(
+      '--scenario writer-frozen puts proxies on plaintext links: it does not run with --secure',
+    );
+  });
+
   it('When a flag is wrong, then the error names it and what it takes', () => {
     expect(() => chaosOptions(['--scenario', 'meteor'])).toThrow(
-      '--scenario takes mixed, scale, rolling, broker, writer-kill; got "meteor"',
+      '--scenario takes mixed, scale, rolling, broker, writer-kill, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
     );
     expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
       '--scenario broker kills one broker of three: run it with --brokers 3',
