@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { awayFromStore, SILENT_MS } from '../../services/writer/src/consuming/away-from-store.ts';
+import {
+  awayFromStore,
+  LEAVE_AFTER_SILENT_MS,
+} from '../../services/writer/src/consuming/away-from-store.ts';
 import { createLogger } from '../../shared/logger.ts';
 
 const silent = createLogger('writer', 'silent');
@@ -61,12 +64,23 @@ describe('A writer whose store does not answer', () => {
     vi.useRealTimers();
   });
 
+  it('When the others commit only in bursts 5 s apart while it has no answer, then it still gives its partitions up', async () => {
+    const { world, away, leave, silentFor } = writerSeeing();
+    for (let second = 0; second < 12; second++) {
+      world.peersCommit = second % 5 === 0;
+      await silentFor(1_000);
+    }
+
+    expect(leave).toHaveBeenCalledTimes(1);
+    away.stop();
+  });
+
   it('When it has no answer while the others commit, then it gives its partitions up after the silence and says why', async () => {
     const { away, leave, silentFor } = writerSeeing();
 
-    await silentFor(SILENT_MS - 1_000);
+    await silentFor(LEAVE_AFTER_SILENT_MS - 1_000);
     expect(leave).not.toHaveBeenCalled();
-    expect(away.notReadyReason()).toBeUndefined();
+    expect(away.notReadyReason()).toBe('the store has not answered for 8 s');
     await silentFor(2_000);
 
     expect(leave).toHaveBeenCalledTimes(1);
@@ -85,11 +99,11 @@ describe('A writer whose store does not answer', () => {
     away.stop();
   });
 
-  it('When the others commit only now and then (a store slow for all), then it stays', async () => {
+  it('When its operations are answered every 7 s and the others commit meanwhile (a store slow for all), then it stays', async () => {
     const { world, away, leave, silentFor } = writerSeeing();
-    for (let second = 0; second < 30; second++) {
-      world.peersCommit = second % 3 === 0;
-      await silentFor(1_000);
+    for (let round = 0; round < 5; round++) {
+      await silentFor(7_000);
+      world.silentForMs = 0;
     }
 
     expect(leave).not.toHaveBeenCalled();
@@ -98,7 +112,7 @@ describe('A writer whose store does not answer', () => {
 
   it('When it is away and the store answers a probe again, then it rejoins and is ready again', async () => {
     const { world, away, rejoin, silentFor } = writerSeeing();
-    await silentFor(SILENT_MS + 2_000);
+    await silentFor(LEAVE_AFTER_SILENT_MS + 2_000);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(rejoin).not.toHaveBeenCalled();
 
@@ -113,7 +127,7 @@ describe('A writer whose store does not answer', () => {
 
   it('When rejoining fails, then it stays away and tries again at the next probe', async () => {
     const { world, away, rejoin, silentFor } = writerSeeing();
-    await silentFor(SILENT_MS + 2_000);
+    await silentFor(LEAVE_AFTER_SILENT_MS + 2_000);
     world.probeAnswers = true;
     world.silentForMs = 0;
     rejoin.mockRejectedValueOnce(new Error('The group is rebalancing'));

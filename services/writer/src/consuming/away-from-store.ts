@@ -4,19 +4,25 @@ import type { StoreReach } from '../store/store-reach.ts';
 /** How often the writer looks at its store's silence, and while away, probes the store. */
 const CHECK_EVERY_MS = 1_000;
 /**
- * Silence after which the store counts as not answering this writer: longer than a round trip to
- * a slow store (the gray-fault runs: 2 s with 1 s added each way), shorter than the reply timeout
- * plus the time the others need to take the partitions over.
+ * Silence after which the writer says it is not ready: longer than a round trip to a slow store
+ * (the gray-fault runs: 2 s with 1 s added each way).
  */
 export const SILENT_MS = 5_000;
+/**
+ * Silence after which the writer gives its partitions up if the others store meanwhile: longer
+ * than any operation may wait on a connection (the store client's 8 s socket timeout), so a store
+ * that is merely slow has answered, or failed the operation, before; within the 10 s in which the
+ * others should take a cut writer's partitions over.
+ */
+export const LEAVE_AFTER_SILENT_MS = 9_000;
 /** Peers' commits are read from this much silence on, to see whether they store meanwhile. */
 const WATCH_PEERS_AFTER_MS = 1_000;
 /**
- * Checks in a row, each one finding a partition of another writer committed further, before the
- * writer concludes that only its own path to the store is cut. A store that is slow for everyone
- * lets each writer commit every few seconds, not every second.
+ * Checks during the silence that found a partition of another writer committed further. Under a
+ * closed-loop load whose clients wait on the cut writer's partitions, the others commit in bursts
+ * a reply timeout apart, not every second.
  */
-const PEER_PROGRESS_STREAK = 4;
+const PEER_PROGRESS_CHECKS = 2;
 
 export interface AwayFromStoreDeps {
   reach: StoreReach;
@@ -40,9 +46,9 @@ export interface AwayFromStore {
 /**
  * A writer whose own path to the store is cut, while the others store, gives its partitions up:
  * kept, every create on them would wait for the path to heal and answer 504 meanwhile. It tells
- * "only I am cut" from "the store is down" by the group's commits: while its operations have had
- * no answer for SILENT_MS, and other writers' partitions were committed further in each of the
- * last PEER_PROGRESS_STREAK checks, the store answers them and not this writer. When nobody
+ * "only I am cut" from "the store is down" by the group's commits: when its operations have had
+ * no answer for LEAVE_AFTER_SILENT_MS, and other writers' partitions were committed further in
+ * PEER_PROGRESS_CHECKS checks meanwhile, the store answers them and not this writer. When nobody
  * commits (the store is down for all, or there is no load) it stays, so an outage costs no
  * rebalance. Away, it probes the store every CHECK_EVERY_MS and rejoins at the first answer.
  */
@@ -50,7 +56,7 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
   const { reach, logger } = deps;
   let state: 'member' | 'leaving' | 'away' | 'rejoining' = 'member';
   let last: Map<number, string> | undefined;
-  let streak = 0;
+  let progressed = 0;
   let stopped = false;
 
   const peersProgressed = async (): Promise<boolean> => {
@@ -69,11 +75,11 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
     const silentMs = reach.silentForMs();
     if (silentMs < WATCH_PEERS_AFTER_MS) {
       last = undefined;
-      streak = 0;
+      progressed = 0;
       return;
     }
-    streak = (await peersProgressed()) ? streak + 1 : 0;
-    if (silentMs < SILENT_MS || streak < PEER_PROGRESS_STREAK || stopped) return;
+    if (await peersProgressed()) progressed++;
+    if (silentMs < LEAVE_AFTER_SILENT_MS || progressed < PEER_PROGRESS_CHECKS || stopped) return;
     state = 'leaving';
     logger.warn(
       { silentMs, partitions: deps.owned() },
@@ -94,7 +100,7 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
       await deps.rejoin();
       state = 'member';
       last = undefined;
-      streak = 0;
+      progressed = 0;
     } catch (error) {
       state = 'away';
       throw error;
