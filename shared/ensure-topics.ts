@@ -17,8 +17,8 @@ const ALREADY_EXISTS = 'TOPIC_ALREADY_EXISTS';
 export class LeadersNotReadyError extends Error {
   readonly retriable = true;
   readonly waiting: readonly string[];
-  constructor(waiting: readonly string[]) {
-    super(`no leader yet for ${waiting.join(', ')}`);
+  constructor(waiting: readonly string[], options?: ErrorOptions) {
+    super(`no leader yet for ${waiting.join(', ')}`, options);
     this.name = 'LeadersNotReadyError';
     this.waiting = waiting;
   }
@@ -52,12 +52,30 @@ export async function ensureTopics(
         leadersMissing(await admin.fetchTopicMetadata({ topics: names }));
         // A leader named in the metadata may not act as one yet: a send refused with
         // NOT_LEADER_FOR_PARTITION made a gateway answer 503 just after it turned ready.
-        await Promise.all(names.map((topic) => admin.fetchTopicOffsets(topic)));
+        await Promise.all(names.map((topic) => offsetsReadable(admin, topic)));
       },
       kafkaErrorIsRetriable,
     );
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * Reads the topic's offsets, as a send or a fetch would need them. kafkajs 2.2.4 throws a
+ * TypeError (`high.pop()` undefined, admin/index.js) when the answer has no entry for the topic,
+ * as when a new topic's leaders do not act yet (a three-node cluster just after creating it): that
+ * is a leader not ready, to wait for, not a bug to stop on.
+ */
+export async function offsetsReadable(
+  admin: Pick<Admin, 'fetchTopicOffsets'>,
+  topic: string,
+): Promise<void> {
+  try {
+    await admin.fetchTopicOffsets(topic);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new LeadersNotReadyError([topic], { cause: error });
   }
 }
 

@@ -6,6 +6,11 @@ export interface ChildOutput {
   /** Resolves once `text` was printed; rejects if the process exits first. */
   printed: (text: string) => Promise<void>;
   exited: Promise<number | null>;
+  /**
+   * Resolves with the exit code once its stdout and stderr are closed too: what it printed last
+   * may still be unread when it has exited.
+   */
+  closed: Promise<number | null>;
 }
 
 /** Collects what a child process prints on its piped stdout and stderr. */
@@ -19,9 +24,11 @@ export function watchOutput(child: ChildProcess, name = 'the process'): ChildOut
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
   return {
     output: () => output,
     exited,
+    closed,
     printed: (text) =>
       new Promise((resolve, reject) => {
         const check = () => {

@@ -31,7 +31,7 @@ describe('A service process meeting an error nothing handles', () => {
     async (fault, words) => {
       const fixture = run(fault);
 
-      expect(await fixture.exited).toBe(1);
+      expect(await fixture.closed).toBe(1);
       expect(fixture.logLines()).toContainEqual(
         expect.objectContaining({
           level: 60,
@@ -51,7 +51,7 @@ describe('A service process meeting an error nothing handles', () => {
   it('When a second fault happens during its stop, then it exits 1 at once, logging that fault', async () => {
     const fixture = run('uncaughtException', '--fault-while-stopping');
 
-    expect(await fixture.exited).toBe(1);
+    expect(await fixture.closed).toBe(1);
     expect(fixture.output()).toContain('stop ran');
     expect(fixture.logLines().at(-1)).toMatchObject({
       level: 60,
