@@ -83,14 +83,7 @@ export const GRAY_TARGETS: Record<GrayScenario, (input: GrayInput) => Target[]> 
       cut.from,
       (sample) => readinessOf(sample, FAULTED_WRITER) !== 'ready',
     );
-    const back = firstSampleAfter(
-      input.samples,
-      heal.from,
-      (sample) =>
-        readinessOf(sample, FAULTED_WRITER) === 'ready' &&
-        sample.group?.stable === true &&
-        sample.group.members === 3,
-    );
+    const back = firstSampleAfter(input.samples, heal.from, backInFullGroup);
     return [
       within(`${FAULTED_WRITER} not ready`, notReady, LIMITS.notReadyMs, 'the cut'),
       {
@@ -248,14 +241,7 @@ export const GRAY_TARGETS: Record<GrayScenario, (input: GrayInput) => Target[]> 
     const { cut, heal } = phases(input);
     const moved = firstEventAfter(input.rebalances, cut.from, 'Stabilized group');
     const movedBack = offsetsMovedBack(input.samples);
-    const rejoined = firstSampleAfter(
-      input.samples,
-      heal.from,
-      (sample) =>
-        readinessOf(sample, FAULTED_WRITER) === 'ready' &&
-        sample.group?.stable === true &&
-        sample.group.members === 3,
-    );
+    const rejoined = firstSampleAfter(input.samples, heal.from, backInFullGroup);
     return [
       within(
         `its partitions moved (the group stable without it)`,
@@ -297,6 +283,15 @@ export const GRAY_TARGETS: Record<GrayScenario, (input: GrayInput) => Target[]> 
 };
 
 /** The fault (`cut`), the heal (`heal`, to the end of the load), and the load's end. */
+/** The faulted writer ready again, in a stable group of all three writers. */
+function backInFullGroup(sample: Sample): boolean {
+  return (
+    readinessOf(sample, FAULTED_WRITER) === 'ready' &&
+    sample.group?.stable === true &&
+    sample.group.members === 3
+  );
+}
+
 function phases(input: GrayInput): { cut: Window; heal: Window; end: number } {
   const [fault, heal] = input.changes;
   if (fault === undefined || heal === undefined)

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { attachGateway } from '../support/gateway.ts';
+import { attachGateway, type TestGateway } from '../support/gateway.ts';
 import { ownKafkaWithLinks, ownToxiproxy } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { parseMetrics } from '../support/metrics.ts';
@@ -32,6 +32,14 @@ async function gatewaysWithOneLink() {
   return { healthy, cut, faults: kafka.links.cut.faults, lines };
 }
 
+/** A fresh plant through `gateway` answers 200 with the plant. */
+async function expectCreated(gateway: TestGateway): Promise<void> {
+  const plant = aPlant();
+  const answer = await gateway.post(plant.body);
+  expect(answer.statusCode).toBe(200);
+  expect(answer.json()).toEqual(plant.answer);
+}
+
 describe.skipIf(localServersUnavailable)(
   'A gateway whose path to Kafka is a black hole (the writer and another gateway reach Kafka)',
   { timeout: OWN_STACK_TIMEOUT_MS },
@@ -55,10 +63,7 @@ describe.skipIf(localServersUnavailable)(
             /^Not ready: no fetch of replies answered by Kafka for/,
           ) as string,
         });
-      const elsewhere = aPlant();
-      const answered = await healthy.post(elsewhere.body);
-      expect(answered.statusCode).toBe(200);
-      expect(answered.json()).toEqual(elsewhere.answer);
+      await expectCreated(healthy);
 
       await faults.heal();
 
@@ -67,10 +72,7 @@ describe.skipIf(localServersUnavailable)(
           timeout: 20_000,
         })
         .toBe(200);
-      const after = aPlant();
-      const healed = await cut.post(after.body);
-      expect(healed.statusCode).toBe(200);
-      expect(healed.json()).toEqual(after.answer);
+      await expectCreated(cut);
     });
 
     it('When the black hole outlasts the Kafka request timeout, then the gateway replaces its connections to the broker and counts the timeouts, and once the path heals it is ready and answers 200 within seconds', async () => {
@@ -94,10 +96,7 @@ describe.skipIf(localServersUnavailable)(
           timeout: 15_000,
         })
         .toBe(200);
-      const after = aPlant();
-      const healed = await cut.post(after.body);
-      expect(healed.statusCode).toBe(200);
-      expect(healed.json()).toEqual(after.answer);
+      await expectCreated(cut);
     });
   },
 );

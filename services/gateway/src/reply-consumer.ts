@@ -74,7 +74,7 @@ export async function startReplyConsumer(
   });
   const silence = () => {
     const silentMs = Date.now() - lastFetchAt;
-    return !fetching || silentMs < REPLIES_SILENT_MS
+    return silentMs < REPLIES_SILENT_MS
       ? undefined
       : `no fetch of replies answered by Kafka for ${(silentMs / 1_000).toFixed(1)} s`;
   };
