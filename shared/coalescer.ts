@@ -16,6 +16,11 @@ export interface CoalescerOptions {
    * leave `setImmediate` real.
    */
   gather?: boolean;
+  /**
+   * When every run is in flight and the newest began this long ago, the next calls run beside
+   * them: a slow run holds calls back this long at most, not for its whole round trip.
+   */
+  overlapAfterMs?: number;
 }
 
 /**
@@ -28,16 +33,27 @@ export interface CoalescerOptions {
  */
 export function coalescer<Item, Result>(
   runAll: (items: Item[]) => Promise<readonly Result[]>,
-  { maxBatchSize = 500, concurrency = 1, gather = false }: CoalescerOptions = {},
+  {
+    maxBatchSize = 500,
+    concurrency = 1,
+    gather = false,
+    overlapAfterMs = Infinity,
+  }: CoalescerOptions = {},
 ): (item: Item) => Promise<Result> {
   const queue: Pending<Item, Result>[] = [];
   let inFlight = 0;
   let gathering = false;
+  /** When the newest run began. */
+  let startedAt = 0;
+  /** The start of a run beside the others, once overlapAfterMs has passed. */
+  let overlap: NodeJS.Timeout | undefined;
 
   const drain = async () => {
     inFlight++;
-    while (queue.length > 0) {
+    // A run started beside the others ends with its calls; the others take what queued.
+    for (let first = true; queue.length > 0 && (first || inFlight <= concurrency); first = false) {
       const batch = queue.splice(0, maxBatchSize);
+      startedAt = Date.now();
       try {
         const results = await runAll(batch.map(({ item }) => item));
         batch.forEach(({ resolve, reject }, index) => {
@@ -49,11 +65,25 @@ export function coalescer<Item, Result>(
       }
     }
     inFlight--;
+    startRuns();
   };
 
+  const mayStart = () => inFlight < concurrency || Date.now() - startedAt >= overlapAfterMs;
   /** Starts as many runs as free slots and queued calls allow (each takes calls at once). */
   const startRuns = () => {
-    while (inFlight < concurrency && queue.length > 0) void drain();
+    while (queue.length > 0 && mayStart()) void drain();
+    overlapLater();
+  };
+  /** While calls wait for a busy run, starts one beside it once overlapAfterMs has passed. */
+  const overlapLater = () => {
+    if (queue.length === 0 || overlap !== undefined || overlapAfterMs === Infinity) return;
+    overlap = setTimeout(
+      () => {
+        overlap = undefined;
+        startRuns();
+      },
+      Math.max(0, startedAt + overlapAfterMs - Date.now()),
+    );
   };
 
   return (item) =>
@@ -66,6 +96,6 @@ export function coalescer<Item, Result>(
           gathering = false;
           startRuns();
         });
-      }
+      } else overlapLater();
     });
 }

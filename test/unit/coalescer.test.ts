@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { coalescer } from '../../shared/coalescer.ts';
 
 function controllableSend() {
@@ -174,5 +174,32 @@ describe('Coalescer', () => {
     const send = coalescer<number, number>(() => Promise.resolve([]));
 
     await expect(send(1)).rejects.toThrow('coalesced run answered 0 of 1');
+  });
+
+  it('When every run has been in flight for overlapAfterMs, then the calls queued meanwhile go out beside them, and that run ends with its calls', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { overlapAfterMs: 100 });
+
+    const slow = send(1);
+    const beside = [send(2), send(3)];
+    vi.advanceTimersByTime(99);
+    expect(batches).toEqual([[1]]);
+    vi.advanceTimersByTime(1);
+    expect(batches).toEqual([[1], [2, 3]]);
+    const queued = send(4);
+    releases[1]?.();
+    await expect(Promise.all(beside)).resolves.toEqual([20, 30]);
+    expect(batches).toEqual([[1], [2, 3]]);
+    releases[0]?.();
+    await expect(slow).resolves.toBe(10);
+    await Promise.resolve();
+
+    expect(batches).toEqual([[1], [2, 3], [4]]);
+    releases[2]?.();
+    await expect(queued).resolves.toBe(40);
   });
 });

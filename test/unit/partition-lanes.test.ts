@@ -1,20 +1,29 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
 import {
   partitionLanes,
   type LaneWork,
+  type PartitionLanes,
 } from '../../services/writer/src/consuming/partition-lanes.ts';
 
-/** A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch. */
-function batchAt(partition: number, offsets: string[], valueBytes = 16) {
+/**
+ * A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch; each
+ * command's lane key is its offset unless `keys` says otherwise.
+ */
+function batchAt(partition: number, offsets: string[], valueBytes = 16, keys = offsets) {
   const resume = vi.fn();
   const payload = {
     batch: {
       topic: 'plants.create',
       partition,
       messages: offsets.map(
-        (offset) => ({ offset, value: Buffer.alloc(valueBytes) }) as unknown as KafkaMessage,
+        (offset, index) =>
+          ({
+            offset,
+            key: Buffer.from(keys[index] ?? offset),
+            value: Buffer.alloc(valueBytes),
+          }) as unknown as KafkaMessage,
       ),
     },
     isRunning: () => true,
@@ -25,31 +34,45 @@ function batchAt(partition: number, offsets: string[], valueBytes = 16) {
   return { payload: payload as unknown as EachBatchPayload, ...payload, resume };
 }
 
-/** Lanes whose work finishes when the test says so; `started` lists each work's offsets. */
+const offsetsOf = ({ partition, messages }: LaneWork) =>
+  `${partition}:${messages.map(({ offset }) => offset).join(',')}`;
+
+/**
+ * Lanes whose work finishes when the test says so; `offsets` lists each work's commands as it
+ * starts, `answered` as it is handed on in order.
+ */
 function controllableLanes() {
   const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
   const finish: ((error?: Error) => void)[] = [];
+  const answered: string[] = [];
   const seek = vi.fn();
   const lanes = partitionLanes(
     { seek },
-    (work) =>
-      new Promise<void>((resolve, reject) => {
-        started.push({
-          partition: work.partition,
-          offsets: work.messages.map(({ offset }) => offset),
-          work,
-        });
-        finish.push((error) => {
-          if (error) reject(error);
-          else resolve();
-        });
-      }),
+    {
+      answer: (work) =>
+        new Promise<void>((resolve, reject) => {
+          started.push({
+            partition: work.partition,
+            offsets: work.messages.map(({ offset }) => offset),
+            work,
+          });
+          finish.push((error) => {
+            if (error) reject(error);
+            else resolve();
+          });
+        }),
+      answered: (work) => answered.push(offsetsOf(work)),
+      keyOf: ({ key }) => key?.toString(),
+    },
     createLogger('writer', 'silent'),
   );
-  const offsets = () =>
-    started.map(({ partition, offsets }) => `${partition}:${offsets.join(',')}`);
-  return { lanes, started, finish, seek, offsets };
+  const offsets = () => started.map(({ work }) => offsetsOf(work));
+  return { lanes, started, finish, seek, offsets, answered };
 }
+
+/** Hands every batch over at once, as one fetch does: within the time a lane works alone. */
+const acceptAll = (lanes: PartitionLanes, batches: { payload: EachBatchPayload }[]) =>
+  Promise.all(batches.map(({ payload }) => lanes.accept(payload)));
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 /** Longer than a lane under load waits before it takes more. */
@@ -65,10 +88,7 @@ describe('Partition lanes', () => {
       batchAt(1, ['7']),
     ];
 
-    await lanes.accept(busy.payload);
-    await lanes.accept(second.payload);
-    await lanes.accept(third.payload);
-    await lanes.accept(other.payload);
+    await acceptAll(lanes, [busy, second, third, other]);
     await settle();
 
     expect(offsets()).toEqual(['0:1', '1:7']);
@@ -88,7 +108,7 @@ describe('Partition lanes', () => {
       batchAt(1, ['2'], 9 << 20),
     ];
 
-    for (const { payload } of [busy, otherBusy, queued, beyond]) await lanes.accept(payload);
+    await acceptAll(lanes, [busy, otherBusy, queued, beyond]);
 
     expect([queued.pause, beyond.pause].map(({ mock }) => mock.calls.length)).toEqual([0, 1]);
     expect(beyond.resume).not.toHaveBeenCalled();
@@ -106,7 +126,7 @@ describe('Partition lanes', () => {
       batchAt(0, offsets(8_001), 40),
     ];
 
-    for (const { payload } of [busy, queued, beyond]) await lanes.accept(payload);
+    await acceptAll(lanes, [busy, queued, beyond]);
 
     expect([queued.pause, beyond.pause].map(({ mock }) => mock.calls.length)).toEqual([0, 1]);
   });
@@ -120,7 +140,7 @@ describe('Partition lanes', () => {
       batchAt(0, range(1, 1_100)),
       batchAt(0, range(1_101, 3), 200 << 10),
     ];
-    for (const { payload } of [busy, backlog, large]) await lanes.accept(payload);
+    await acceptAll(lanes, [busy, backlog, large]);
 
     for (let taken = 0; taken < 5; taken++) {
       finish[taken]?.();
@@ -136,9 +156,7 @@ describe('Partition lanes', () => {
 
   it('When a lane answered more than one command, then it waits a moment before it takes more, so that more queue; after a lone command it takes the next at once', async () => {
     const { lanes, finish, offsets } = controllableLanes();
-    for (const batch of [batchAt(0, ['1']), batchAt(0, ['2', '3']), batchAt(0, ['4'])]) {
-      await lanes.accept(batch.payload);
-    }
+    await acceptAll(lanes, [batchAt(0, ['1']), batchAt(0, ['2', '3']), batchAt(0, ['4'])]);
 
     finish[0]?.();
     await settle();
@@ -160,8 +178,7 @@ describe('Partition lanes', () => {
       batchAt(0, ['5', '6', '7', '8']),
     ];
 
-    await lanes.accept(failing.payload);
-    await lanes.accept(queued.payload);
+    await acceptAll(lanes, [failing, queued]);
     finish[0]?.(new Error('unexpected'));
     await settle();
 
@@ -190,8 +207,7 @@ describe('Partition lanes', () => {
       batchAt(0, ['2']),
       batchAt(0, ['1', '2']),
     ];
-    await lanes.accept(inHand.payload);
-    await lanes.accept(dropped.payload);
+    await acceptAll(lanes, [inHand, dropped]);
 
     lanes.assigned({ 'plants.create': [] });
     lanes.assigned({ 'plants.create': [0] });
@@ -212,7 +228,7 @@ describe('Partition lanes', () => {
       batchAt(1, ['10']),
       batchAt(1, ['11', '12']),
     ];
-    for (const { payload } of [givenAway, queued, kept, keptQueued]) await lanes.accept(payload);
+    await acceptAll(lanes, [givenAway, queued, kept, keptQueued]);
 
     lanes.assigned({ 'plants.create': [1] });
 
@@ -243,8 +259,7 @@ describe('Partition lanes', () => {
 
   it('When work fails, then the work its lane answered before is still to be committed', async () => {
     const { lanes, finish, started } = controllableLanes();
-    await lanes.accept(batchAt(0, ['1']).payload);
-    await lanes.accept(batchAt(0, ['2']).payload);
+    await acceptAll(lanes, [batchAt(0, ['1']), batchAt(0, ['2'])]);
     finish[0]?.();
     await settle();
 
@@ -269,8 +284,7 @@ describe('Partition lanes', () => {
   it('When stopped, then the work in hand finishes and may be committed, what queued behind it is dropped, and no more is taken', async () => {
     const { lanes, finish, offsets, started } = controllableLanes();
     const [inHand, behind, afterStop] = [batchAt(0, ['1']), batchAt(0, ['2']), batchAt(1, ['3'])];
-    await lanes.accept(inHand.payload);
-    await lanes.accept(behind.payload);
+    await acceptAll(lanes, [inHand, behind]);
 
     const stopped = lanes.stop();
     await lanes.accept(afterStop.payload);
@@ -281,5 +295,134 @@ describe('Partition lanes', () => {
     expect(offsets()).toEqual(['0:1']);
     expect(started[0]?.work.givenAway.aborted === false).toBe(true);
     expect(afterStop.resolveOffset).not.toHaveBeenCalled();
+  });
+
+  describe('when work is slow', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const slowFor = async (ms: number) => {
+      vi.advanceTimersByTime(ms);
+      await settle();
+    };
+
+    it('When the work in hand has taken 100 ms, then the next commands are taken beside it, not before', async () => {
+      const { lanes, offsets } = controllableLanes();
+      await acceptAll(lanes, [batchAt(0, ['1']), batchAt(0, ['2'])]);
+
+      await slowFor(99);
+      expect(offsets()).toEqual(['0:1']);
+      await slowFor(1);
+      expect(offsets()).toEqual(['0:1', '0:2']);
+      await acceptAll(lanes, [batchAt(0, ['3'])]);
+      await slowFor(99);
+      expect(offsets()).toEqual(['0:1', '0:2']);
+      await slowFor(1);
+      expect(offsets()).toEqual(['0:1', '0:2', '0:3']);
+    });
+
+    it('When commands share a key with work in hand, then they wait for it, while the commands after them that do not are taken beside it', async () => {
+      const { lanes, finish, offsets } = controllableLanes();
+      await acceptAll(lanes, [batchAt(0, ['1', '2'], 16, ['a', 'b'])]);
+      await acceptAll(lanes, [batchAt(0, ['3'], 16, ['b'])]);
+      await slowFor(100);
+      await acceptAll(lanes, [batchAt(0, ['4'], 16, ['c'])]);
+      await slowFor(100);
+
+      expect(offsets()).toEqual(['0:1,2', '0:4']);
+      finish[0]?.();
+      await settle();
+      expect(offsets()).toEqual(['0:1,2', '0:4', '0:3']);
+    });
+
+    it('When later work is answered first, then it is handed on for its commit only once the work before it is', async () => {
+      const { lanes, finish, answered } = controllableLanes();
+      await acceptAll(lanes, [batchAt(0, ['1']), batchAt(0, ['2'])]);
+      await slowFor(100);
+      await acceptAll(lanes, [batchAt(0, ['3'])]);
+      await slowFor(100);
+
+      finish[2]?.();
+      finish[1]?.();
+      await settle();
+      expect(answered).toEqual([]);
+      finish[0]?.();
+      await settle();
+      expect(answered).toEqual(['0:1', '0:2', '0:3']);
+    });
+
+    it('When work fails while later work is in hand, then the lane takes no more until all of it settled, hands on none answered after the failure, and reads again from the failed work', async () => {
+      const { lanes, finish, offsets, answered, seek } = controllableLanes();
+      await acceptAll(lanes, [batchAt(0, ['1']), batchAt(0, ['2'])]);
+      await slowFor(100);
+      await acceptAll(lanes, [batchAt(0, ['3']), batchAt(0, ['4'])]);
+      await slowFor(100);
+      expect(offsets()).toEqual(['0:1', '0:2', '0:3,4']);
+
+      finish[1]?.(new Error('the store refused the insert'));
+      await acceptAll(lanes, [batchAt(0, ['5'])]);
+      await slowFor(500);
+      expect(offsets()).toEqual(['0:1', '0:2', '0:3,4']);
+      expect(seek).not.toHaveBeenCalled();
+      finish[2]?.();
+      finish[0]?.();
+      await settle();
+
+      expect(answered).toEqual(['0:1']);
+      expect(seek).toHaveBeenCalledExactlyOnceWith({
+        topic: 'plants.create',
+        partition: 0,
+        offset: '2',
+      });
+    });
+
+    it('When the work a command waits for fails, then it fails too, unanswered, and the lane reads again from the first that failed', async () => {
+      const { lanes, finish, offsets, answered, seek } = controllableLanes();
+      await acceptAll(lanes, [batchAt(0, ['1'], 16, ['a'])]);
+      await acceptAll(lanes, [batchAt(0, ['2'], 16, ['a'])]);
+      await slowFor(100);
+
+      finish[0]?.(new Error('the store refused the insert'));
+      await settle();
+
+      expect(offsets()).toEqual(['0:1']);
+      expect(answered).toEqual([]);
+      expect(seek).toHaveBeenCalledExactlyOnceWith({
+        topic: 'plants.create',
+        partition: 0,
+        offset: '1',
+      });
+    });
+
+    it('When 16 works are answering, then the lane takes no more until one is answered; when 64 are in hand, until the oldest is', async () => {
+      const { lanes, finish, offsets } = controllableLanes();
+      let next = 0;
+      const acceptSlowly = async (count: number) => {
+        for (let each = 0; each < count; each++) {
+          await acceptAll(lanes, [batchAt(0, [String(next++)])]);
+          await slowFor(100);
+        }
+      };
+      await acceptSlowly(17);
+      expect(offsets()).toHaveLength(16);
+      finish[1]?.();
+      await slowFor(100);
+      expect(offsets()).toHaveLength(17);
+
+      for (let index = 2; index < 64; index++) {
+        finish[index]?.();
+        await acceptSlowly(1);
+      }
+      expect(offsets()).toHaveLength(64);
+      finish[63]?.();
+      await acceptSlowly(1);
+      expect(offsets()).toHaveLength(64);
+      finish[0]?.();
+      await settle();
+      expect(offsets()).toHaveLength(65);
+    });
   });
 });

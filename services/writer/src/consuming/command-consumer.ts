@@ -1,4 +1,5 @@
-import type { Consumer } from 'kafkajs';
+import type { Consumer, KafkaMessage } from 'kafkajs';
+import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
 import { nextOffset } from '../../../../shared/kafka-messages.ts';
 import { answerBatch, type Answering } from '../answering/answer-batch.ts';
 import { createPlants } from '../store/create-plants.ts';
@@ -6,7 +7,7 @@ import type { PlantStore } from '../store/plant-store.ts';
 import { sharedInserts } from '../store/shared-inserts.ts';
 import { restartAfterCrashes } from './consumer-restarts.ts';
 import { offsetCommits } from './offset-commits.ts';
-import { partitionLanes, type LaneWork } from './partition-lanes.ts';
+import { partitionLanes } from './partition-lanes.ts';
 
 export interface CommandConsumer {
   /** The command partitions this writer owns now. */
@@ -33,6 +34,15 @@ const PARTITIONS_AT_ONCE = 16;
 const COMMIT_INTERVAL_MS = 100;
 
 /**
+ * A command's plant id, what its lane orders it by beyond its offset; none for a command that
+ * does not decode (it is answered 400 and stores nothing).
+ */
+function plantIdOf(message: KafkaMessage): string | undefined {
+  const checked = decodeNewPlant(message.value);
+  return checked.ok ? String(checked.plant.id) : undefined;
+}
+
+/**
  * Consumes create commands: kafkajs hands over each partition's batches, which are answered in
  * order on a lane of their own (partition-lanes.ts), so a slow batch holds only its partition;
  * the batches of several partitions in hand at once share the inserts, the sends and the commits
@@ -55,23 +65,30 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
       'commit of answered batches failed',
     );
   });
-  const answerThenCommit = async (work: LaneWork) => {
-    const { topic, partition, messages, payload, stopping, givenAway } = work;
-    const last = messages.at(-1);
-    if (last === undefined) return;
-    const keepTrying = () => !stopping.aborted && payload.isRunning();
-    await answerBatch({ topic, partition, messages, keepTrying }, answering);
-    // Not committed if the partition is given away first: its next owner commits it, and this
-    // writer's commit could move its offset back.
-    commits.answered({
-      topic,
-      partition,
-      offset: nextOffset(last.offset),
-      payload,
-      current: () => !givenAway.aborted,
-    });
-  };
-  const lanes = partitionLanes(consumer, answerThenCommit, logger);
+  const lanes = partitionLanes(
+    consumer,
+    {
+      answer: async ({ topic, partition, messages, payload, stopping }) => {
+        const keepTrying = () => !stopping.aborted && payload.isRunning();
+        await answerBatch({ topic, partition, messages, keepTrying }, answering);
+      },
+      // Not committed if the partition is given away first: its next owner commits it, and this
+      // writer's commit could move its offset back.
+      answered: ({ topic, partition, messages, payload, givenAway }) => {
+        const last = messages.at(-1);
+        if (last === undefined) return;
+        commits.answered({
+          topic,
+          partition,
+          offset: nextOffset(last.offset),
+          payload,
+          current: () => !givenAway.aborted,
+        });
+      },
+      keyOf: plantIdOf,
+    },
+    logger,
+  );
   consumer.on(consumer.events.REBALANCING, () => {
     void commits.flush();
   });

@@ -22,6 +22,22 @@ const MAX_FETCH_HOLD_MS = 25;
  * inserts, sends and commits per command. A lone command (no load) never waits.
  */
 const BUSY_LINGER_MS = 2;
+/**
+ * How long a lane's newest work may be answered alone before the lane takes the next commands
+ * beside it. Quicker work (the store and Kafka answering in milliseconds) keeps the lane serial,
+ * which batches best; slower work (a store 2 s away) would otherwise make every command wait for
+ * the round trip before its own: with a duplicate's read behind its insert, over the 5 s a
+ * gateway waits.
+ */
+const OVERLAP_AFTER_MS = 100;
+/** The most works a lane answers at once. */
+const MAX_ANSWERING = 16;
+/**
+ * The most works a lane holds, answering or answered and waiting for an earlier one to be, for
+ * their commit: a slow work (a duplicate read back, a stalled connection) holds the lane only once
+ * this many finished behind it.
+ */
+const MAX_WORKS = 64;
 
 /** Commands of one partition a lane answers together, in order. */
 export interface LaneWork {
@@ -36,6 +52,18 @@ export interface LaneWork {
   givenAway: AbortSignal;
 }
 
+export interface LaneHandlers {
+  /** Answers the work's commands; rejects when they were not all answered. */
+  answer(work: LaneWork): Promise<void>;
+  /** Hears of each work once it and every work before it on its lane are answered, in order. */
+  answered(work: LaneWork): void;
+  /**
+   * What orders commands beyond their partition (a plant's id): work waits for the works before
+   * it on its lane that hold one of its keys, and only for those.
+   */
+  keyOf(message: KafkaMessage): string | undefined;
+}
+
 export interface PartitionLanes {
   /** Queues the batch on its partition's lane; resolves when kafkajs may fetch again. */
   accept(payload: EachBatchPayload): Promise<void>;
@@ -45,13 +73,30 @@ export interface PartitionLanes {
   stop(): Promise<void>;
 }
 
+/** A work a lane took, until it and every work before it are answered. */
+interface Flight {
+  work: LaneWork;
+  startedAt: number;
+  state: 'answering' | 'answered' | 'failed';
+  /** Why it failed, once it did. */
+  error?: unknown;
+  /** Resolves true once answered, false once failed. */
+  settled: Promise<boolean>;
+  /** Its commands' keys, read once a later work starts beside it. */
+  keys?: Set<string>;
+}
+
 interface Lane {
   topic: string;
   partition: number;
   queue: QueuedBatch[];
-  /** The lane's run while it has work, undefined while idle. */
-  run?: Promise<void> | undefined;
-  /** Aborted when the lane's queue is dropped, so that the failure of the work in hand is ignored. */
+  /** The works taken, in their order; the first is the oldest not handed to `answered` yet. */
+  flights: Flight[];
+  /** When the lane may take more after answering under load (BUSY_LINGER_MS). */
+  lingerUntil: number;
+  /** A start held back until the lane may take more. */
+  wake?: NodeJS.Timeout | undefined;
+  /** Aborted when the lane's queue is dropped, so that the outcome of the work in hand is ignored. */
   dropped: AbortController;
   /** Aborted when the partition is given away, so that work answered before is not committed. */
   owned: AbortController;
@@ -69,16 +114,19 @@ interface Lane {
  * once every batch of its last fetch returned, so one slow batch (a reply topic that is gone, a
  * duplicate the store re-inserts one by one) held every other partition. Here a batch is queued
  * on its lane and its offset resolved; it holds the fetch loop until it is answered, as before,
- * but MAX_FETCH_HOLD_MS at most, and a lane takes what queued once it is free (lane-queue.ts).
- * Lanes pause partitions while they hold MAX_QUEUED_BYTES. A lane is serial, so offsets are
- * still committed after their commands are answered, and in order. Work that fails drops what
- * is queued behind it and seeks its partition back to its first command, so that nothing is ever
- * committed past it. `answer` gets each work with what it needs to know of the lanes (whether
- * they stop, whether the partition was given away); it never calls back into them.
+ * but MAX_FETCH_HOLD_MS at most, and the lane takes what queued once it may (lane-queue.ts).
+ * Lanes pause partitions while they hold MAX_QUEUED_BYTES.
+ *
+ * A lane answers one work at a time while work is quick; once its newest has taken
+ * OVERLAP_AFTER_MS, it takes the next beside it (MAX_ANSWERING at most), and a work that shares a
+ * key with one before it waits for that one. Works are handed to `answered` in order, so offsets
+ * are committed only past commands answered. Work that fails stops the lane from taking more;
+ * once its works in hand have settled, what is queued is dropped and the partition is sought back
+ * to the first command of the first work that failed, so that nothing is committed past it.
  */
 export function partitionLanes(
   consumer: Pick<Consumer, 'seek'>,
-  answer: (work: LaneWork) => Promise<void>,
+  handlers: LaneHandlers,
   logger: Logger,
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
@@ -87,6 +135,8 @@ export function partitionLanes(
   const stopping = new AbortController();
   /** The heap the commands queued on every lane take, as counted by heapBytes. */
   let queuedBytes = 0;
+  /** Every work not settled yet, those of lanes dropped since included: stop waits for them. */
+  const unsettled = new Set<Promise<boolean>>();
 
   const laneOf = (topic: string, partition: number): Lane => {
     const key = partitionKey(topic, partition);
@@ -96,6 +146,8 @@ export function partitionLanes(
         topic,
         partition,
         queue: [],
+        flights: [],
+        lingerUntil: 0,
         dropped: new AbortController(),
         owned: new AbortController(),
       };
@@ -121,6 +173,7 @@ export function partitionLanes(
   const drop = (lane: Lane) => {
     lane.dropped.abort();
     lane.dropped = new AbortController();
+    lane.flights = [];
     lane.next = undefined;
     release(lane);
   };
@@ -139,46 +192,125 @@ export function partitionLanes(
   };
 
   /**
-   * Drops what is queued behind failed work and seeks its partition back to its first command:
-   * kafkajs then drops what it fetched past it (`isStale`), and reads from there once the
-   * partition is resumed, RETRY_MS later, so that a failure that repeats does not spin.
+   * Once every work in hand has settled after a failure: drops what is queued and seeks the
+   * partition back to the first command of the first work that failed; kafkajs then drops what it
+   * fetched past it (`isStale`), and reads from there once the partition is resumed, RETRY_MS
+   * later, so that a failure that repeats does not spin.
    */
-  const failed = (lane: Lane, work: LaneWork, error: unknown) => {
-    const first = work.messages[0]?.offset;
+  const readAgainFromFailure = (lane: Lane, failed: Flight) => {
+    const first = failed.work.messages[0]?.offset;
     if (stopping.signal.aborted || first === undefined) return;
     drop(lane);
     logger.error(
-      { err: error, topic: lane.topic, partition: lane.partition, offset: first },
+      { err: failed.error, topic: lane.topic, partition: lane.partition, offset: first },
       'commands failed: their partition is read again from the first of them',
     );
     seek(lane, first);
-    setTimeout(work.payload.pause(), RETRY_MS);
+    setTimeout(failed.work.payload.pause(), RETRY_MS);
   };
 
-  const runLane = async (lane: Lane) => {
-    while (!stopping.signal.aborted) {
-      const taken = takeCommands(lane.queue);
-      if (lane.queue.length === 0) resume(lane);
-      if (taken === undefined) break;
-      for (const { bytes } of taken.finished) queuedBytes -= bytes;
-      const { messages, payload } = taken;
-      const { topic, partition } = lane;
-      const work: LaneWork = {
-        topic,
-        partition,
-        messages,
-        payload,
-        stopping: stopping.signal,
-        givenAway: lane.owned.signal,
-      };
-      const dropped = lane.dropped.signal;
-      await answer(work).catch((error: unknown) => {
-        if (!dropped.aborted) failed(lane, work, error);
-      });
-      if (messages.length > 1) await sleep(BUSY_LINGER_MS);
-      for (const { done } of taken.finished) done();
+  const keysOf = (flight: Flight): Set<string> => {
+    flight.keys ??= new Set(
+      flight.work.messages.flatMap((message) => handlers.keyOf(message) ?? []),
+    );
+    return flight.keys;
+  };
+
+  /** The works in hand before `flight` that hold one of its keys: it waits for them. */
+  const earlierSharingKeys = (lane: Lane, flight: Flight): Flight[] => {
+    const earlier = lane.flights.filter((each) => each.state === 'answering' && each !== flight);
+    if (earlier.length === 0) return [];
+    const keys = keysOf(flight);
+    return earlier.filter((each) => [...keysOf(each)].some((key) => keys.has(key)));
+  };
+
+  /** How long the lane waits before it may take more: Infinity while it must not. */
+  const startsIn = (lane: Lane, now: number): number => {
+    const { flights } = lane;
+    if (flights.length >= MAX_WORKS || flights.some(({ state }) => state === 'failed'))
+      return Infinity;
+    const answering = flights.filter(({ state }) => state === 'answering');
+    if (answering.length >= MAX_ANSWERING) return Infinity;
+    const newest = answering.at(-1);
+    if (newest === undefined) return lane.lingerUntil - now;
+    return newest.startedAt + OVERLAP_AFTER_MS - now;
+  };
+
+  const pump = (lane: Lane) => {
+    clearTimeout(lane.wake);
+    lane.wake = undefined;
+    while (!stopping.signal.aborted && lane.queue.length > 0) {
+      const now = Date.now();
+      const wait = startsIn(lane, now);
+      if (wait === Infinity) return;
+      if (wait > 0) {
+        lane.wake = setTimeout(() => {
+          pump(lane);
+        }, wait);
+        return;
+      }
+      take(lane, now);
     }
-    lane.run = undefined;
+  };
+
+  const take = (lane: Lane, now: number) => {
+    const taken = takeCommands(lane.queue);
+    if (lane.queue.length === 0) resume(lane);
+    if (taken === undefined) return;
+    for (const { bytes } of taken.finished) queuedBytes -= bytes;
+    const { messages, payload } = taken;
+    const work: LaneWork = {
+      topic: lane.topic,
+      partition: lane.partition,
+      messages,
+      payload,
+      stopping: stopping.signal,
+      givenAway: lane.owned.signal,
+    };
+    let settle: (answered: boolean) => void = () => undefined;
+    const flight: Flight = {
+      work,
+      startedAt: now,
+      state: 'answering',
+      settled: new Promise((resolve) => (settle = resolve)),
+    };
+    const before = earlierSharingKeys(lane, flight);
+    lane.flights.push(flight);
+    unsettled.add(flight.settled);
+    const dropped = lane.dropped.signal;
+    void (async () => {
+      let failure: { error: unknown } | undefined;
+      try {
+        const outcomes = await Promise.all(before.map(({ settled }) => settled));
+        if (outcomes.includes(false))
+          throw new Error('an earlier command of the same key was not answered');
+        await handlers.answer(work);
+      } catch (error) {
+        failure = { error };
+      }
+      if (!dropped.aborted) landed(lane, flight, failure);
+      unsettled.delete(flight.settled);
+      settle(failure === undefined);
+      for (const { done } of taken.finished) done();
+    })();
+  };
+
+  /** A work of the lane settled: hands on what is answered in order, then takes more. */
+  const landed = (lane: Lane, flight: Flight, failure: { error: unknown } | undefined) => {
+    flight.state = failure === undefined ? 'answered' : 'failed';
+    flight.error = failure?.error;
+    if (failure === undefined && flight.work.messages.length > 1)
+      lane.lingerUntil = Date.now() + BUSY_LINGER_MS;
+    while (lane.flights[0]?.state === 'answered') {
+      const [first] = lane.flights.splice(0, 1);
+      if (first !== undefined) handlers.answered(first.work);
+    }
+    const [first] = lane.flights;
+    if (first?.state === 'failed' && lane.flights.every(({ state }) => state !== 'answering')) {
+      readAgainFromFailure(lane, first);
+      return;
+    }
+    pump(lane);
   };
 
   return {
@@ -204,7 +336,7 @@ export function partitionLanes(
       const answered = new Promise<void>((done) => {
         lane.queue.push({ payload, messages: [...messages], bytes: heap, done });
       });
-      lane.run ??= runLane(lane);
+      pump(lane);
       return Promise.race([answered, sleep(MAX_FETCH_HOLD_MS)]);
     },
     assigned(partitionsByTopic) {
@@ -213,15 +345,18 @@ export function partitionLanes(
         const kept = partitionsByTopic[lane.topic]?.includes(lane.partition) ?? false;
         // An idle lane's last work may still wait for its commit.
         if (!kept) giveAway(lane);
-        if (lane.run === undefined) continue;
+        if (lane.flights.length === 0 && lane.queue.length === 0) continue;
         if (!kept) drop(lane);
         else if (lane.next !== undefined) seek(lane, lane.next);
       }
     },
     async stop() {
       stopping.abort();
-      for (const lane of lanes.values()) release(lane);
-      await Promise.all([...lanes.values()].flatMap(({ run }) => (run === undefined ? [] : [run])));
+      for (const lane of lanes.values()) {
+        clearTimeout(lane.wake);
+        release(lane);
+      }
+      await Promise.all(unsettled);
     },
   };
 }

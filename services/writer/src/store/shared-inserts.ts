@@ -10,6 +10,12 @@ import type { PlantStore } from './plant-store.ts';
  * requests per 1,000 creates (docs/performance.md).
  */
 const INSERTS_AT_ONCE = 2;
+/**
+ * An insert that takes longer than this (a store far away, or slow) no longer holds the next
+ * ones back: they go out beside it, so that each command waits for one round trip, not for the
+ * ones before it too.
+ */
+const OVERLAP_AFTER_MS = 100;
 
 /**
  * The store as the batches in hand share it: their inserts gathered into one, each batch told
@@ -25,7 +31,7 @@ export function sharedInserts(store: PlantStore): PlantStore {
         (plants) => new Set(plants.flatMap(({ id }) => (alreadyStored.has(id) ? [id] : []))),
       );
     },
-    { concurrency: INSERTS_AT_ONCE, gather: true },
+    { concurrency: INSERTS_AT_ONCE, gather: true, overlapAfterMs: OVERLAP_AFTER_MS },
   );
   return { insertNew, findByIdAndName: (keys) => store.findByIdAndName(keys) };
 }

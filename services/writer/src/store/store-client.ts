@@ -16,6 +16,15 @@ import type { Logger } from '../../../../shared/logger.ts';
  * what a batch may reasonably wait.
  */
 export const STORE_SOCKET_TIMEOUT_MS = 8_000;
+/**
+ * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
+ * store that turns slow makes each operation hold its connection for a whole round trip, so the
+ * pool must grow just then; the driver opens 2 at a time by default, each after a round trip of
+ * its own: at 1 s each way, 1 new connection per second while inserts waited for them (16
+ * inserts at once took 8 s instead of 2).
+ */
+const MIN_POOL_SIZE = 16;
+const MAX_CONNECTING = 8;
 /** How often the driver checks the server (its default is 10 s). */
 const HEARTBEAT_MS = 2_000;
 /** A check, like a connection, gives up after this long (its default is 30 s). */
@@ -62,6 +71,8 @@ export async function connectStore(
     heartbeatFrequencyMS: HEARTBEAT_MS,
     connectTimeoutMS: CONNECT_TIMEOUT_MS,
     socketTimeoutMS: STORE_SOCKET_TIMEOUT_MS,
+    minPoolSize: MIN_POOL_SIZE,
+    maxConnecting: MAX_CONNECTING,
   });
   try {
     await client.connect();
