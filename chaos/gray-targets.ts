@@ -59,7 +59,7 @@ export const LIMITS = {
   rssGrowth: 1.2,
   /** store-slow: 1 s each way makes a store round trip 2 s; each client waits on one. */
   storeRoundTripMs: 2_000,
-  /** store-half-open: socketTimeoutMS (8 s) plus a retry on another connection. */
+  /** store-half-open: socketTimeoutMS (3 s) plus a retry on another connection, with room. */
   stalledOperationMs: 10_000,
   halfOpenLast504Ms: 20_000,
   /** The gateway's own timer starts once the request is read: a loaded machine adds this much. */
@@ -193,7 +193,7 @@ export const GRAY_TARGETS: Record<GrayScenario, (input: GrayInput) => Target[]> 
         measured: `${String(late.length)} later`,
       },
       {
-        target: `a stalled store operation gives up (socketTimeoutMS 8 s) and is retried: no partition without an answered create for over ${seconds(LIMITS.stalledOperationMs)} during the fault`,
+        target: `a stalled store operation gives up (socketTimeoutMS 3 s) and is retried: no partition without an answered create for over ${seconds(LIMITS.stalledOperationMs)} during the fault`,
         met: silent.ms <= LIMITS.stalledOperationMs,
         measured: `longest ${seconds(silent.ms)} (partition ${String(silent.partition)})`,
       },

@@ -2,12 +2,19 @@ import type { KafkaMessage } from 'kafkajs';
 import type { Topics } from '../../../../shared/contracts/kafka.ts';
 import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
 import type { NewPlant } from '../../../../shared/contracts/plant.ts';
+import type { KnownOutcomes } from '../store/create-plants.ts';
 import type { Reply } from '../../../../shared/contracts/reply.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import { traceHeaders } from '../../../../shared/tracing.ts';
 import type { WriterMetrics } from '../health/metrics.ts';
 import type { OutgoingSender } from '../sending/outgoing-sender.ts';
-import { messagesOf, planAnswers, settleAnswers, type Answer } from './answer-plan.ts';
+import {
+  messagesOf,
+  planAnswers,
+  settleAnswers,
+  type Answer,
+  type DecodedCommand,
+} from './answer-plan.ts';
 import { withCommandSpans } from './command-spans.ts';
 import { observeAnswers, type AnswerMetrics } from './observe-answers.ts';
 import { untilItSucceeds } from './until-it-succeeds.ts';
@@ -22,8 +29,11 @@ export interface CommandBatch {
 }
 
 export interface Answering {
-  /** The store's outcome for the plants, in their order (create-plants.ts). */
-  createPlants(plants: readonly NewPlant[]): Promise<Reply[]>;
+  /** The store's outcome for the plants, in their order; `inserted` as in create-plants.ts. */
+  createPlants(
+    plants: readonly NewPlant[],
+    inserted: (known: KnownOutcomes) => void,
+  ): Promise<Reply[]>;
   sender: OutgoingSender;
   topics: Pick<Topics, 'create' | 'dlq'>;
   logger: Logger;
@@ -34,9 +44,10 @@ export interface Answering {
 /**
  * Answers a batch: decodes its commands, stores the valid ones, plans what each gets back
  * (answer-plan.ts) and sends every reply and DLQ copy (acks=all), then gives up the replies
- * Kafka refused and sends their copies. While the store or Kafka cannot take the batch it waits,
- * unanswered, and tries again; it rejects only once `keepTrying` says to stop, and then nothing
- * of it may be committed.
+ * Kafka refused and sends their copies. Commands whose outcome is known once the plants are
+ * inserted are answered then, without waiting for those whose plant must be read back (a store
+ * round trip more). While the store or Kafka cannot take the batch it waits, unanswered, and tries
+ * again; it rejects only once `keepTrying` says to stop, and then nothing of it may be committed.
  */
 export function answerBatch(batch: CommandBatch, deps: Answering): Promise<void> {
   const { logger, metrics } = deps;
@@ -50,9 +61,48 @@ export function answerBatch(batch: CommandBatch, deps: Answering): Promise<void>
       // Each command's span starts here, so that it covers the store and the replies too.
       trace: traceHeaders(spans.of(command)),
     }));
-    const plants = decoded.flatMap(({ checked }) => (checked.ok ? [checked.plant] : []));
+    const valid = decoded.filter(({ checked }) => checked.ok);
+    const plants = valid.flatMap(({ checked }) => (checked.ok ? [checked.plant] : []));
+    const repliesOf = (outcomes: KnownOutcomes) =>
+      new Map(
+        valid.flatMap((command, index) => {
+          const reply = outcomes[index];
+          return reply === undefined ? [] : [[command, reply] as const];
+        }),
+      );
+    const answer = async (
+      commands: readonly DecodedCommand[],
+      replies: ReadonlyMap<DecodedCommand, Reply>,
+    ) => {
+      if (commands.length === 0) return;
+      const stored = commands.flatMap((command) => replies.get(command) ?? []);
+      const planned = planAnswers(commands, stored, deps.topics);
+      const answers = await untilItSucceeds(
+        () => sent(planned, deps),
+        batch.keepTrying,
+        (error) => {
+          metrics.sendRetries.inc();
+          logger.warn(
+            { err: error, partition: batch.partition, messages: planned.length },
+            'Kafka did not take the replies: the batch waits, unanswered and uncommitted',
+          );
+        },
+      );
+      observeAnswers(answers, spans, metrics, logger);
+    };
+    /** The commands answered before the reads, and their send. */
+    const early: { commands?: DecodedCommand[]; sent?: Promise<void> } = {};
     const stored = await untilItSucceeds(
-      () => deps.createPlants(plants),
+      () =>
+        deps.createPlants(plants, (known) => {
+          // Once: the commands known early to an attempt that failed were answered then.
+          if (early.commands !== undefined) return;
+          const replies = repliesOf(known);
+          early.commands = decoded.filter((command) => !command.checked.ok || replies.has(command));
+          early.sent = answer(early.commands, replies);
+          // Awaited below once the reads are done; a failure meanwhile is not unhandled.
+          early.sent.catch(() => undefined);
+        }),
       batch.keepTrying,
       (error) => {
         metrics.storeRetries.inc();
@@ -62,19 +112,14 @@ export function answerBatch(batch: CommandBatch, deps: Answering): Promise<void>
         );
       },
     );
-    const planned = planAnswers(decoded, stored, deps.topics);
-    const answers = await untilItSucceeds(
-      () => sent(planned, deps),
-      batch.keepTrying,
-      (error) => {
-        metrics.sendRetries.inc();
-        logger.warn(
-          { err: error, partition: batch.partition, messages: planned.length },
-          'Kafka did not take the replies: the batch waits, unanswered and uncommitted',
-        );
-      },
-    );
-    observeAnswers(answers, spans, metrics, logger);
+    const answeredEarly = new Set(early.commands);
+    await Promise.all([
+      early.sent,
+      answer(
+        decoded.filter((command) => !answeredEarly.has(command)),
+        repliesOf(stored),
+      ),
+    ]);
     metrics.batchSize.observe(batch.messages.length);
     answered();
     logger.debug({ partition: batch.partition, commands: batch.messages.length }, 'batch answered');

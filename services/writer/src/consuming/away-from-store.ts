@@ -10,7 +10,7 @@ const CHECK_EVERY_MS = 1_000;
 export const SILENT_MS = 5_000;
 /**
  * Silence after which the writer gives its partitions up if the others store meanwhile: longer
- * than any operation may wait on a connection (the store client's 8 s socket timeout), so a store
+ * than any operation may wait on a connection (the store client's 3 s socket timeout, and a retry), so a store
  * that is merely slow has answered, or failed the operation, before; within the 10 s in which the
  * others should take a cut writer's partitions over.
  */

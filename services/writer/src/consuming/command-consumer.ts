@@ -55,7 +55,10 @@ function plantIdOf(message: KafkaMessage): string | undefined {
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
   const { consumer, logger } = deps;
   const store = sharedInserts(deps.store);
-  const answering: Answering = { ...deps, createPlants: (plants) => createPlants(plants, store) };
+  const answering: Answering = {
+    ...deps,
+    createPlants: (plants, inserted) => createPlants(plants, store, inserted),
+  };
   const commits = offsetCommits(COMMIT_INTERVAL_MS, (error, offsets) => {
     logger.warn(
       {

@@ -10,12 +10,14 @@ import type { Logger } from '../../../../shared/logger.ts';
 
 /**
  * How long an operation may wait on a connection without a byte from the store before the
- * connection is closed and the operation fails, to be retried on another: without it (the
- * driver's default is no limit), an insert on a connection whose path stalled waits forever, and
- * holds its partitions. Above a round trip to a slow store (6 s with 3 s added each way), below
- * what a batch may reasonably wait.
+ * connection is closed and the operation fails, to be retried on another (the driver retries a
+ * write or a read once itself): without it (the driver's default is no limit), an insert on a
+ * connection whose path stalled waits forever, and holds its partitions. Above a round trip to a
+ * slow store (2 s with 1 s added each way), and short enough that an insert retried after it is
+ * still answered within the 5 s a gateway waits (with 8 s, every command on a stalled connection
+ * was answered 504).
  */
-export const STORE_SOCKET_TIMEOUT_MS = 8_000;
+export const STORE_SOCKET_TIMEOUT_MS = 3_000;
 /**
  * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
  * store that turns slow makes each operation hold its connection for a whole round trip, so the
@@ -27,10 +29,19 @@ const MIN_POOL_SIZE = 16;
 const MAX_CONNECTING = 8;
 /** How often the driver checks the server (its default is 10 s). */
 const HEARTBEAT_MS = 2_000;
-/** A check, like a connection, gives up after this long (its default is 30 s). */
-const CONNECT_TIMEOUT_MS = 5_000;
-/** Long enough for any check that ends: one interval and a connect that times out, twice over. */
-const CHECK_STALLED_MS = 2 * (HEARTBEAT_MS + CONNECT_TIMEOUT_MS);
+/**
+ * A check, like a connection, gives up after this long (its default is 30 s): a check on a path
+ * that stalled marks the store unknown and fails the operations in flight, so it must end as soon
+ * as an operation would, and above a slow store's round trip.
+ */
+const CONNECT_TIMEOUT_MS = 3_000;
+/**
+ * Long enough for any check that ends (one interval and a connect that times out) with 2 s to
+ * spare: every second past it is a second in which no operation can select the store. When the
+ * half-open paths of the gray runs healed, one writer's check hung, and its batches failed
+ * ("connection N closed") until the watch reconnected it: 5 s of 504s with twice this margin.
+ */
+const CHECK_STALLED_MS = HEARTBEAT_MS + CONNECT_TIMEOUT_MS + 2_000;
 const WATCH_EVERY_MS = 1_000;
 const RECONNECT_RETRY_MS = 1_000;
 /** MongoDB's error codes for refused credentials, and for a user not allowed a command. */
