@@ -11,7 +11,7 @@ import {
   type ProducerConfig,
 } from 'kafkajs';
 import type { KafkaConnection } from './kafka-connection.ts';
-import { mendConsumerGroups } from './kafka-coordinator.ts';
+import { rediscoverLostCoordinators } from './kafka-coordinator.ts';
 import { brokerSockets, replaceOnRequestTimeout, type BrokerSockets } from './kafka-sockets.ts';
 import { kafkaLogCreator } from './kafka-log.ts';
 import type { Logger } from './logger.ts';
@@ -73,7 +73,7 @@ export const REQUEST_TIMEOUT_MS = 10_000;
  */
 export function kafkaClient(clientId: string, connection: KafkaConnection, logger: Logger): Kafka {
   registerKafkaCodecs();
-  mendConsumerGroups();
+  rediscoverLostCoordinators();
   const sockets = brokerSockets();
   const config: KafkaConfig = {
     clientId,

@@ -7,21 +7,12 @@ import type { Broker } from 'kafkajs';
  */
 const REFUSED_FETCH_PAUSE_MS = 250;
 
-/**
- * How long heartbeats go on beside a fetch loop that sends none of its own: longer than a broker's
- * failover, during which kafkajs's loop retries and heartbeats no more (Kafka's
- * `max.poll.interval.ms` plays this part for the Java client). A loop silent for longer is stuck
- * or gone, and its session is left to end, so that its partitions move.
- */
-const LOOP_SILENT_MAX_MS = 30_000;
-
 /** The one version whose consumer group this module was written against (package.json pins it). */
 const KAFKAJS_VERSION = '2.2.4';
 
 /** What this module uses of kafkajs's internal ConsumerGroup (src/consumer/consumerGroup.js). */
 interface ConsumerGroup {
   groupId: string;
-  memberId: string | null;
   coordinator: Broker | null;
   offsetManager: { coordinator: Broker } | null;
   cluster: {
@@ -33,7 +24,6 @@ interface ConsumerGroup {
   commitOffsets: (this: ConsumerGroup, offsets?: object) => Promise<void>;
   commitOffsetsIfNecessary: (this: ConsumerGroup) => Promise<void>;
   recoverFromFetch: (this: ConsumerGroup, error: unknown) => Promise<void>;
-  leave: (this: ConsumerGroup) => Promise<void>;
 }
 
 /** A request the coordinator did not answer because it is gone, moved or not ready. */
@@ -85,58 +75,6 @@ function lookUpCoordinator(group: ConsumerGroup, error: unknown): Promise<void> 
   return lookup;
 }
 
-/** Heartbeats sent beside a group's fetch loop, while the loop is alive. */
-interface Beside {
-  timer: NodeJS.Timeout;
-  /** The loop's heartbeat interval, as it last asked for one. */
-  interval: number;
-  /** When the loop last asked for a heartbeat. */
-  loopAt: number;
-}
-const besideLoops = new WeakMap<ConsumerGroup, Beside>();
-
-function stopBeside(group: ConsumerGroup): void {
-  clearInterval(besideLoops.get(group)?.timer);
-  besideLoops.delete(group);
-}
-
-/**
- * Called for each heartbeat the fetch loop asks for: notes it, and starts heartbeats beside the
- * loop if none run. Each tick sends one if the interval has passed since the last (kafkajs shares
- * one in flight between callers). They stop when the member leaves or is gone, when the loop has
- * been silent for LOOP_SILENT_MAX_MS, and at any answer but a lost coordinator (a rebalance, an
- * unknown member): the loop's own next heartbeat hears the same answer and acts on it.
- */
-function heartbeatBesideLoop(
-  group: ConsumerGroup,
-  interval: number,
-  heartbeat: ConsumerGroup['heartbeat'],
-): void {
-  const known = besideLoops.get(group);
-  if (known !== undefined) {
-    known.loopAt = Date.now();
-    known.interval = interval;
-    return;
-  }
-  const beside: Beside = {
-    interval,
-    loopAt: Date.now(),
-    timer: setInterval(() => {
-      if (group.memberId === null || Date.now() - beside.loopAt > LOOP_SILENT_MAX_MS) {
-        stopBeside(group);
-        return;
-      }
-      if (lookups.has(group) || failedLookups.has(group)) return;
-      heartbeat.call(group, { interval: beside.interval }).catch((error: unknown) => {
-        if (lostCoordinator(error)) lookUpCoordinator(group, error).catch(() => undefined);
-        else stopBeside(group);
-      });
-    }, interval),
-  };
-  beside.timer.unref();
-  besideLoops.set(group, beside);
-}
-
 let installed = false;
 
 /**
@@ -151,12 +89,10 @@ let installed = false;
  * coordinator gone looks it up again at once (FindCoordinator, with the client's retry settings)
  * and keeps the member: heartbeats are skipped while the lookup runs, so fetching goes on, and a
  * commit waits for it and is sent once more. A fetch refused by a dead leader refreshes metadata
- * and heartbeats instead of failing the loop. And heartbeats go on beside the fetch loop
- * (heartbeatBesideLoop), as the Java client's heartbeat thread does: under traffic, a leader's
- * death stopped them for 6.2 s, and every writer's 2 s session ended. kafkajs issue 1069 and pull request 1779 describe
+ * and heartbeats instead of failing the loop. kafkajs issue 1069 and pull request 1779 describe
  * the same gap; neither is in a release.
  */
-export function mendConsumerGroups(): void {
+export function rediscoverLostCoordinators(): void {
   if (installed) return;
   installed = true;
   const require = createRequire(import.meta.url);
@@ -168,10 +104,9 @@ export function mendConsumerGroups(): void {
   const { prototype } = require('kafkajs/src/consumer/consumerGroup.js') as {
     prototype: ConsumerGroup;
   };
-  const { heartbeat, commitOffsets, commitOffsetsIfNecessary, recoverFromFetch, leave } = prototype;
+  const { heartbeat, commitOffsets, commitOffsetsIfNecessary, recoverFromFetch } = prototype;
 
   prototype.heartbeat = async function (this: ConsumerGroup, args) {
-    heartbeatBesideLoop(this, args.interval, heartbeat);
     const failed = failedLookups.get(this);
     if (failed !== undefined) {
       failedLookups.delete(this);
@@ -200,11 +135,6 @@ export function mendConsumerGroups(): void {
     };
   prototype.commitOffsets = commitOnce(commitOffsets);
   prototype.commitOffsetsIfNecessary = commitOnce(commitOffsetsIfNecessary);
-
-  prototype.leave = function (this: ConsumerGroup) {
-    stopBeside(this);
-    return leave.call(this);
-  };
 
   prototype.recoverFromFetch = async function (this: ConsumerGroup, error) {
     // kafkajs itself handles a connection closed under a fetch, not one refused when reconnecting.
