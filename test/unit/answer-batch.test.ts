@@ -1,11 +1,10 @@
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
 import { answerBatch } from '../../services/writer/src/answering/answer-batch.ts';
-import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
 import type { Outgoing } from '../../services/writer/src/sending/outgoing.ts';
 import type { KnownOutcomes } from '../../services/writer/src/store/create-plants.ts';
 import type { Reply } from '../../shared/contracts/reply.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { quietAnswering } from '../support/answering.ts';
 
 const command = (offset: string, value: string): KafkaMessage =>
   ({
@@ -56,13 +55,7 @@ describe('Answering a batch', () => {
       {
         createPlants,
         sender,
-        topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
-        logger: createLogger('writer', 'silent'),
-        metrics: writerMetrics({
-          lags: () => Promise.resolve([]),
-          ready: () => true,
-          storeSilentMs: () => 0,
-        }),
+        ...quietAnswering(),
       },
     ).then(() => {
       answered = true;

@@ -5,21 +5,9 @@ import { changeFigures, type Change } from '../../chaos/figures.ts';
 import { targetsOf } from '../../chaos/targets.ts';
 import { activeController, rebalanceTimeline } from '../../chaos/timeline.ts';
 import type { Answer } from '../../chaos/traffic.ts';
+import { answer, timedOut } from '../support/chaos-answers.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
-let nextId = 0n;
-function answer(startedAt: number, endedAt: number, details: Partial<Answer> = {}): Answer {
-  return {
-    content: { id: ++nextId, name: 'Fern' },
-    gateway: 0,
-    phase: 'load',
-    startedAt,
-    endedAt,
-    status: 200,
-    ...details,
-  };
-}
-const timedOut = { status: 504, error: 5040 };
 const change = (name: string, at: number, doneAt = at + 100): Change => ({ name, at, doneAt });
 
 describe('Chaos figures of each change', () => {

@@ -11,20 +11,8 @@ import {
 import { GRAY_TARGETS, type GrayInput } from '../../chaos/gray-targets.ts';
 import type { LogEvent } from '../../chaos/timeline.ts';
 import type { Answer } from '../../chaos/traffic.ts';
+import { answer, timedOut } from '../support/chaos-answers.ts';
 
-let nextId = 0n;
-function answer(startedAt: number, endedAt: number, details: Partial<Answer> = {}): Answer {
-  return {
-    content: { id: ++nextId, name: 'Fern' },
-    gateway: 0,
-    phase: 'load',
-    startedAt,
-    endedAt,
-    status: 200,
-    ...details,
-  };
-}
-const timedOut = { status: 504, error: 5040 };
 const change = (name: string, at: number): Change => ({ name, at, doneAt: at + 10 });
 
 /** One answer every 100 ms from 0 to `to`, through each gateway in turn. */

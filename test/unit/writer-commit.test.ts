@@ -1,8 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
 import { runCommandConsumer } from '../../services/writer/src/consuming/command-consumer.ts';
-import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
+import { quietAnswering } from '../support/answering.ts';
 import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };
@@ -41,13 +40,7 @@ async function consumerWithBatch() {
     consumer: consumer as unknown as Consumer,
     sender,
     store,
-    topics: { create: 'plants.create', dlq: 'plants.create.dlq' },
-    logger: createLogger('writer', 'silent'),
-    metrics: writerMetrics({
-      lags: () => Promise.resolve([]),
-      ready: () => true,
-      storeSilentMs: () => 0,
-    }),
+    ...quietAnswering(),
   });
   const state = { running: true };
   const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());

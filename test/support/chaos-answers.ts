@@ -1,0 +1,18 @@
+import type { Answer } from '../../chaos/traffic.ts';
+
+let nextId = 0n;
+
+/** A create of the chaos load, through gateway 0, answered 200 unless `details` say otherwise. */
+export function answer(startedAt: number, endedAt: number, details: Partial<Answer> = {}): Answer {
+  return {
+    content: { id: ++nextId, name: 'Fern' },
+    gateway: 0,
+    phase: 'load',
+    startedAt,
+    endedAt,
+    status: 200,
+    ...details,
+  };
+}
+
+export const timedOut = { status: 504, error: 5040 };
