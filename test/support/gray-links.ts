@@ -14,8 +14,12 @@ import {
   startToxiproxy,
   type ToxiproxyServer,
 } from '../../deploy/local/toxiproxy.ts';
+import { connectStore } from '../../services/writer/src/store/store-client.ts';
+import { startWriter, type Writer } from '../../services/writer/src/writer.ts';
+import { createLogger } from '../../shared/logger.ts';
 import { temporaryDirectory } from './local-servers.ts';
 import { ownKafka } from './own-kafka.ts';
+import { writerOptions } from './writer.ts';
 
 /** A toxiproxy of this test's own, stopped (every proxy with it) when the test ends. */
 export async function ownToxiproxy(): Promise<ToxiproxyServer> {
@@ -47,4 +51,22 @@ export function storeLink(
   storeUri: string = inject('mongoUri'),
 ): Promise<StoreLink> {
   return openStoreLink(toxiproxy.client, name, storeUri);
+}
+
+/**
+ * A writer on the harness's topics, database and group (`settings`) that reaches the store
+ * through a link of `toxiproxy` named `name`; stopped when the test ends.
+ */
+export async function writerBehindStoreLink(
+  toxiproxy: ToxiproxyServer,
+  settings: ReturnType<typeof writerOptions>,
+  name: string,
+): Promise<{ writer: Writer; link: StoreLink }> {
+  const link = await storeLink(toxiproxy, name);
+  const database = settings.db.databaseName;
+  const store = await connectStore(link.uri, createLogger('writer', 'silent'), { database });
+  onTestFinished(() => store.close());
+  const writer = await startWriter({ ...settings, db: store.client.db(database) });
+  onTestFinished(() => writer.stop());
+  return { writer, link };
 }

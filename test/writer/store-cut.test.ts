@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
-import { connectStore } from '../../services/writer/src/store/store-client.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { ownToxiproxy, storeLink } from '../support/gray-links.ts';
+import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant } from '../support/plants.ts';
 import {
@@ -21,19 +20,15 @@ describe.skipIf(localServersUnavailable)(
   { timeout: OWN_STACK_TIMEOUT_MS },
   () => {
     it('When the cut lasts, then the cut writer gives its partitions up and says why, the other answers them, and after the path heals it takes partitions again; every command is answered 200 and stored once', async () => {
-      const toxiproxy = await ownToxiproxy();
       const harness = await startTestWriter({ writer: false });
-      const link = await storeLink(toxiproxy, 'cut-writer');
-      const logger = createLogger('writer', 'silent');
-      const cutStore = await connectStore(link.uri, logger, { database: harness.db.databaseName });
-      onTestFinished(() => cutStore.close());
-      const settings = writerOptions(harness, { logger });
-      const cut = await startWriter({
-        ...settings,
-        db: cutStore.client.db(harness.db.databaseName),
-      });
+      const settings = writerOptions(harness, { logger: createLogger('writer', 'silent') });
+      const { writer: cut, link } = await writerBehindStoreLink(
+        await ownToxiproxy(),
+        settings,
+        'cut-writer',
+      );
       const healthy = await startWriter(settings);
-      onTestFinished(() => Promise.all([cut.stop(), healthy.stop()]).then(() => undefined));
+      onTestFinished(() => healthy.stop());
       const admin = harness.kafka.admin();
       await admin.connect();
       onTestFinished(() => admin.disconnect());

@@ -10,6 +10,7 @@ import { consumerHealth } from './health/consumer-health.ts';
 import { consumerLag } from './health/consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.ts';
 import { outgoingSender } from './sending/outgoing-sender.ts';
+import { knownPlants } from './store/known-plants.ts';
 import { plantStore } from './store/plant-store.ts';
 import { reachOf } from './store/store-reach.ts';
 
@@ -85,7 +86,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const commands = await runCommandConsumer({
     consumer,
     sender,
-    store,
+    store: knownPlants(store),
     topics,
     logger,
     metrics,
