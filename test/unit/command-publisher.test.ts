@@ -4,18 +4,19 @@ import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { commandPublisher } from '../../services/gateway/src/command-publisher.ts';
 
-/** A Kafka whose producer keeps what it was asked to send, each send held until released. */
+/** A Kafka whose producer keeps what it was asked to send, each send held until settled. */
 function recordingKafka() {
   const sent: ProducerBatch[] = [];
-  let release: () => void = () => undefined;
+  let settle: (error?: Error) => void = () => undefined;
   const producer = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
     sendBatch: (batch: ProducerBatch) => {
       sent.push(batch);
-      return new Promise<[]>((resolve) => {
-        release = () => {
-          resolve([]);
+      return new Promise<[]>((resolve, reject) => {
+        settle = (error) => {
+          if (error === undefined) resolve([]);
+          else reject(error);
         };
       });
     },
@@ -24,10 +25,28 @@ function recordingKafka() {
     kafka: { producer: () => producer } as unknown as Kafka,
     sent,
     release: () => {
-      release();
+      settle();
+    },
+    fail: (error: Error) => {
+      settle(error);
     },
   };
 }
+
+async function publisherOf(kafka: Kafka) {
+  const histogram = new Histogram({
+    name: 'h',
+    help: 'h',
+    labelNames: ['outcome'],
+    registers: [new Registry()],
+  });
+  return commandPublisher(kafka, { create: 'plants.create', replies: 'replies' }, histogram, {
+    warn: () => undefined,
+  });
+}
+
+const keysOf = (batch: ProducerBatch | undefined) =>
+  batch?.topicMessages?.[0]?.messages.map(({ key }) => key);
 
 const command = (id: number, deadline: number) => ({
   plant: { id: BigInt(id), name: 'Fern' },
@@ -40,18 +59,7 @@ const command = (id: number, deadline: number) => ({
 describe('commandPublisher', () => {
   it('When commands waited behind a send past their deadline, then they are not sent and their publish fails, while the others go out together', async () => {
     const { kafka, sent, release } = recordingKafka();
-    const histogram = new Histogram({
-      name: 'h',
-      help: 'h',
-      labelNames: ['outcome'],
-      registers: [new Registry()],
-    });
-    const publisher = await commandPublisher(
-      kafka,
-      { create: 'plants.create', replies: 'replies' },
-      histogram,
-      { warn: () => undefined },
-    );
+    const publisher = await publisherOf(kafka);
 
     const first = publisher.publish(command(1, Date.now() + 60_000));
     await expect.poll(() => sent.length).toBe(1);
@@ -65,6 +73,25 @@ describe('commandPublisher', () => {
 
     await expect(expired).rejects.toThrow('the deadline passed before the command could be sent');
     await waiting;
-    expect(sent[1]?.topicMessages?.[0]?.messages.map(({ key }) => key)).toEqual(['3']);
+    expect(keysOf(sent[1])).toEqual(['3']);
+  });
+
+  it('When a send fails, then the commands that waited behind it fail with its error, unsent, and a command published after it is sent', async () => {
+    const { kafka, sent, release, fail } = recordingKafka();
+    const publisher = await publisherOf(kafka);
+    const later = Date.now() + 60_000;
+
+    const first = publisher.publish(command(1, later));
+    await expect.poll(() => sent.length).toBe(1);
+    const behind = publisher.publish(command(2, later));
+    fail(new Error('leader not available'));
+    await expect(first).rejects.toThrow('leader not available');
+    await expect(behind).rejects.toThrow('leader not available');
+    const next = publisher.publish(command(3, later));
+    await expect.poll(() => sent.length).toBe(2);
+    release();
+    await next;
+
+    expect(keysOf(sent[1])).toEqual(['3']);
   });
 });

@@ -22,7 +22,21 @@ export interface CreateCommand {
 interface Pending {
   message: Message;
   deadline: number;
+  /** How many sends had failed when the command was queued. */
+  failuresBefore: number;
 }
+
+/** What became of a command handed to a send. */
+type Sent = 'sent' | 'too late' | { failedBehind: unknown };
+
+/**
+ * kafkajs's attempts for one send: about 4.5 s of them (0.1, 0.2, 0.4, 0.8, then 1 s apart), each
+ * after asking for the partitions' leaders again, and under the default reply deadline of 5 s. A
+ * broker that dies leads its partitions until the controller fences it (3 s after its last
+ * heartbeat on the local brokers): with two retries (0.3 s) the gateway answered 503 to creates
+ * that the next leader took a moment later.
+ */
+const SEND_RETRY = { retries: 7, initialRetryTime: 100, maxRetryTime: 1_000 };
 
 export interface CommandPublisher {
   publish(command: CreateCommand): Promise<void>;
@@ -31,11 +45,12 @@ export interface CommandPublisher {
 
 /**
  * Produces create commands keyed by plant id (murmur2, like the Java client, so every command
- * for one id lands on one partition). Retries are short: a broker that cannot take the command
- * must turn into a 503 well within the HTTP deadline, not into a hang. Under load, commands
- * that queue behind a send in flight go out together in the next one, and so do the commands of
- * the requests one turn of the event loop read. Idempotent with acks=all: a retry of a send the
- * broker had written is not written twice.
+ * for one id lands on one partition). A send rides out a leader's death (SEND_RETRY) and still
+ * fails well within the HTTP deadline when Kafka cannot take it: a 503, not a hang. Under load,
+ * commands that queue behind a send in flight go out together in the next one, and so do the
+ * commands of the requests one turn of the event loop read; those that waited behind a send that
+ * failed fail with it, unsent, instead of waiting as long again. Idempotent with acks=all: a
+ * retry of a send the broker had written is not written twice.
  */
 export async function commandPublisher(
   kafka: Kafka,
@@ -47,29 +62,42 @@ export async function commandPublisher(
     kafka,
     {
       createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
+      retry: SEND_RETRY,
     },
     (error) => {
       logger.warn({ err: error }, 'disconnecting a producer replaced after a failed send failed');
     },
   );
+  let failures = 0;
+  let lastFailure: unknown;
   // A command whose request was answered 504 while it waited behind a stuck send is dropped:
   // nobody waits for it, and it would reach the writers long after.
-  const send = coalescer<Pending, boolean>(
+  const send = coalescer<Pending, Sent>(
     async (pending) => {
       const now = Date.now();
-      const messages = pending.flatMap(({ message, deadline }) =>
-        deadline > now ? [message] : [],
+      const failed = lastFailure;
+      const outcomes = pending.map(({ deadline, failuresBefore }): Sent => {
+        if (failuresBefore < failures) return { failedBehind: failed };
+        return deadline > now ? 'sent' : 'too late';
+      });
+      const messages = pending.flatMap(({ message }, index) =>
+        outcomes[index] === 'sent' ? [message] : [],
       );
       if (messages.length > 0) {
-        await timed(produceDuration, {}, () =>
-          producer.sendBatch({
-            timeout: 2_000,
-            topicMessages: [{ topic: topics.create, messages }],
-          }),
-        );
+        try {
+          await timed(produceDuration, {}, () =>
+            producer.sendBatch({
+              timeout: 2_000,
+              topicMessages: [{ topic: topics.create, messages }],
+            }),
+          );
+        } catch (error) {
+          failures++;
+          lastFailure = error;
+          throw error;
+        }
       }
-      return pending.map(({ deadline }) => deadline > now);
+      return outcomes;
     },
     { gather: true },
   );
@@ -78,6 +106,7 @@ export async function commandPublisher(
       inProducerSpan(trace, topics.create, plant.id.toString(), async (traceHeaders) => {
         const sent = await send({
           deadline,
+          failuresBefore: failures,
           message: {
             key: plant.id.toString(),
             value: stringifyJson(plant),
@@ -91,7 +120,9 @@ export async function commandPublisher(
             },
           },
         });
-        if (!sent) throw new Error('the deadline passed before the command could be sent');
+        if (sent === 'too late')
+          throw new Error('the deadline passed before the command could be sent');
+        if (sent !== 'sent') throw sent.failedBehind;
       }),
     disconnect: () => producer.disconnect(),
   };
