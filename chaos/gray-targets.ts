@@ -1,5 +1,5 @@
 import type { Change } from './figures.ts';
-import { changeFigures, durationOf, largest } from './figures.ts';
+import { changeFigures, durationOf, largest, SLOW_MS } from './figures.ts';
 import {
   answeredPerSecond,
   endedWithin,
@@ -140,7 +140,7 @@ export const GRAY_TARGETS: Record<GrayScenario, (input: GrayInput) => Target[]> 
     const restarts = logLinesWithin(input.serviceLogs, CONSUMER_RESTART, first);
     const stalls = logLinesWithin(input.serviceLogs, FALSE_STALL, first);
     const reconnects = logLinesWithin(input.serviceLogs, /store client reconnected/, first);
-    const [healed] = changeFigures(input.load, [heal]);
+    const [healed] = changeFigures(input.load, [heal], SLOW_MS);
     return [
       {
         target: 'at 1 s: no 503/504',

@@ -1,4 +1,11 @@
-import { changeFigures, durationOf, largest, type Change } from './figures.ts';
+import {
+  changeFigures,
+  durationOf,
+  largest,
+  SLOW_MS,
+  slowAnswerMs,
+  type Change,
+} from './figures.ts';
 import type { Target } from './targets.ts';
 import type { LogEvent } from './timeline.ts';
 import type { Answer } from './traffic.ts';
@@ -20,6 +27,7 @@ export interface RunReport {
 /** The run's figures as printed lines: answers, each change, the verdict, the targets. */
 export function reportLines(run: RunReport): string[] {
   const load = run.answers.filter(({ phase }) => phase === 'load');
+  const slowMs = slowAnswerMs(load, run.changes);
   const tally = new Map<string, number>();
   for (const answer of run.answers) {
     const label = `${answer.phase} ${answer.failure ?? `${String(answer.status)}${answer.error === undefined ? '' : `/${String(answer.error)}`}`}`;
@@ -30,9 +38,9 @@ export function reportLines(run: RunReport): string[] {
     ...[...tally].sort().map(([label, count]) => `  ${label}: ${String(count)}`),
     `slowest answer: ${String(largest(load.map(durationOf)))} ms`,
     '',
-    'changes (their requests: those that ended before the next change; failed: 503, 504 or no answer; recovered: when the last of them that failed or took over 1 s ended):',
+    `changes (their requests: those that ended before the next change; failed: 503, 504 or no answer; recovered: when the last of them that failed or took over ${slowLabel(slowMs)} ended):`,
   ];
-  changeFigures(load, run.changes).forEach((figures, index) => {
+  changeFigures(load, run.changes, slowMs).forEach((figures, index) => {
     const { change } = figures;
     const next = run.changes[index + 1]?.at ?? Infinity;
     lines.push(
@@ -82,4 +90,9 @@ function seconds(ms: number): string {
 
 function signedSeconds(ms: number): string {
   return `${ms < 0 ? '-' : '+'}${(Math.abs(ms) / 1_000).toFixed(2)} s`;
+}
+
+function slowLabel(slowMs: number): string {
+  if (slowMs <= SLOW_MS) return seconds(slowMs);
+  return `${seconds(slowMs)}, twice the p99 of the 10 s before the first change`;
 }

@@ -3,6 +3,7 @@ import {
   duringChanges,
   largest,
   p99,
+  slowAnswerMs,
   type Change,
   type ChangeFigures,
 } from './figures.ts';
@@ -70,7 +71,7 @@ export function targetsOf(input: TargetInput): Target[] {
     });
   }
   const outages = load.filter(isOutage).length;
-  const figures = changeFigures(load, changes);
+  const figures = changeFigures(load, changes, slowAnswerMs(load, changes));
   const slowestRecovery = largest(figures.map(({ recoveredAfterMs }) => recoveredAfterMs));
   switch (scenario) {
     case 'mixed':

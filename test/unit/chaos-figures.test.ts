@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changeFigures, type Change } from '../../chaos/figures.ts';
+import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '../../chaos/figures.ts';
 import { targetsOf } from '../../chaos/targets.ts';
 import { activeController, rebalanceTimeline } from '../../chaos/timeline.ts';
 import type { Answer } from '../../chaos/traffic.ts';
@@ -19,7 +19,11 @@ describe('Chaos figures of each change', () => {
       answer(3_500, 3_600),
       answer(9_000, 9_050),
     ];
-    const [kill, next] = changeFigures(load, [change('kill', 1_000), change('next', 9_000)]);
+    const [kill, next] = changeFigures(
+      load,
+      [change('kill', 1_000), change('next', 9_000)],
+      SLOW_MS,
+    );
     expect(kill).toMatchObject({
       requests: 4,
       failed: 1,
@@ -31,9 +35,40 @@ describe('Chaos figures of each change', () => {
 
   it('When a request starts before the next change and fails after it, then it counts for the next change, not this one', () => {
     const load = [answer(8_900, 13_900, timedOut)];
-    const [first, second] = changeFigures(load, [change('first', 1_000), change('second', 9_000)]);
+    const [first, second] = changeFigures(
+      load,
+      [change('first', 1_000), change('second', 9_000)],
+      SLOW_MS,
+    );
     expect(first).toMatchObject({ requests: 0, failed: 0, recoveredAfterMs: 0 });
     expect(second).toMatchObject({ requests: 1, failed: 1, recoveredAfterMs: 4_900 });
+  });
+});
+
+describe('What counts as a slow answer in a chaos run', () => {
+  const changes = [change('kill', 20_000)];
+  /** 100 answers ending in the 10 s before the kill, the slowest two taking `slowestMs`. */
+  const before = (slowestMs: number) =>
+    Array.from({ length: 100 }, (_, index) => {
+      const endedAt = 10_500 + index * 90;
+      return answer(endedAt - (index >= 98 ? slowestMs : 50), endedAt);
+    });
+
+  it('When the load was answered fast before the first change, then an answer over 1 s is slow', () => {
+    expect(slowAnswerMs(before(200), changes)).toBe(SLOW_MS);
+  });
+
+  it('When the load was answered at a p99 of 1.4 s before the first change, then only an answer over 2.8 s is slow, and a 2 s answer after a kill is not noticed', () => {
+    const slowMs = slowAnswerMs(before(1_400), changes);
+    const [kill] = changeFigures([...before(1_400), answer(21_000, 23_000)], changes, slowMs);
+
+    expect(slowMs).toBe(2_800);
+    expect(kill).toMatchObject({ requests: 1, recoveredAfterMs: 0 });
+  });
+
+  it('When slow answers ended more than 10 s before the first change (the warm-up), then they do not count', () => {
+    const warmUp = [answer(0, 5_000), answer(1_000, 9_000)];
+    expect(slowAnswerMs([...warmUp, ...before(200)], changes)).toBe(SLOW_MS);
   });
 });
 
