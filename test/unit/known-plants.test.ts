@@ -24,11 +24,13 @@ function fakeStore(storedBefore: ReadonlyMap<bigint, Plant> = new Map()) {
 }
 
 const options = { max: 2, ttlMs: 60_000 };
+const remembered = () => ({ inc: vi.fn() });
 
 describe('Plants a writer knows', () => {
-  it('When a plant it inserted is inserted again, then it is reported stored without reaching the store, and read back from memory under its name only', async () => {
+  it('When a plant it inserted is inserted again, then it is reported stored without reaching the store (and counted), and read back from memory under its name only', async () => {
     const store = fakeStore();
-    const known = knownPlants(store, options);
+    const counted = remembered();
+    const known = knownPlants(store, counted, options);
 
     expect(await known.insertNew([{ id: 1n, name: 'Fern', tag: 'green' }])).toEqual(new Set());
     expect(await known.insertNew([{ id: 1n, name: 'Moss' }])).toEqual(new Set([1n]));
@@ -42,11 +44,12 @@ describe('Plants a writer knows', () => {
 
     expect(store.insertNew).toHaveBeenCalledTimes(1);
     expect(store.findByIdAndName).not.toHaveBeenCalled();
+    expect(counted.inc.mock.calls).toEqual([[1]]);
   });
 
   it('When an insert finds ids stored by someone else, then they are read from the store, and remembered once found', async () => {
     const store = fakeStore(new Map([[7n, { name: 'Ivy' }]]));
-    const known = knownPlants(store, options);
+    const known = knownPlants(store, remembered(), options);
 
     expect(
       await known.insertNew([
@@ -69,7 +72,7 @@ describe('Plants a writer knows', () => {
 
   it('When a batch mixes known and new ids, then only the new ones reach the store', async () => {
     const store = fakeStore();
-    const known = knownPlants(store, options);
+    const known = knownPlants(store, remembered(), options);
     await known.insertNew([{ id: 1n, name: 'Fern' }]);
 
     expect(
@@ -86,7 +89,7 @@ describe('Plants a writer knows', () => {
     const store = fakeStore();
     store.insertNew.mockRejectedValueOnce(new Error('store unreachable'));
     store.findByIdAndName.mockRejectedValueOnce(new Error('store unreachable'));
-    const known = knownPlants(store, options);
+    const known = knownPlants(store, remembered(), options);
 
     await expect(known.insertNew([{ id: 1n, name: 'Fern' }])).rejects.toThrow('store unreachable');
     await expect(known.findByIdAndName([{ id: 1n, name: 'Fern' }])).rejects.toThrow(
@@ -99,7 +102,7 @@ describe('Plants a writer knows', () => {
 
   it('When more plants are known than it may keep, then the least recently used is forgotten and asked of the store again', async () => {
     const store = fakeStore();
-    const known = knownPlants(store, options);
+    const known = knownPlants(store, remembered(), options);
     await known.insertNew([{ id: 2n, name: 'Oak' }]);
     await known.insertNew([{ id: 3n, name: 'Ivy' }]);
     await known.insertNew([{ id: 4n, name: 'Moss' }]);

@@ -86,7 +86,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   const commands = await runCommandConsumer({
     consumer,
     sender,
-    store: knownPlants(store),
+    store: knownPlants(store, metrics.plantsRemembered),
     topics,
     logger,
     metrics,

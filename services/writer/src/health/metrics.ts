@@ -17,6 +17,7 @@ export interface WriterMetrics {
   readonly commands: Counter<'outcome'>;
   readonly deadLetters: Counter;
   readonly storeRetries: Counter;
+  readonly plantsRemembered: Counter;
   readonly undeliverableReplies: Counter<'reason'>;
   readonly sendRetries: Counter;
   readonly replyDelay: Histogram;
@@ -99,6 +100,11 @@ export function writerMetrics(gauges: WriterGauges): WriterMetrics {
     storeRetries: new Counter({
       name: 'plant_store_writer_store_retries_total',
       help: 'Batches that found the store unavailable and waited for it, unanswered and uncommitted',
+      registers,
+    }),
+    plantsRemembered: new Counter({
+      name: 'plant_store_writer_plants_remembered_total',
+      help: 'Plants a batch of creates asked for (repeats, conflicts) that the writer remembered as stored, so none of the batch’s commands for them needed the store',
       registers,
     }),
     undeliverableReplies: new Counter({

@@ -21,10 +21,15 @@ const KNOWN_PLANTS: KnownPlantsOptions = { max: 50_000, ttlMs: 10 * 60_000 };
  * updates or deletes a stored plant, so a plant known once stays true: a repeat or a conflicting
  * create of a known id needs no round trip (two against a slow store, where a conflict's second
  * read came after the reply timeout), and is answered while the store cannot be reached. An
- * insert reports a known id as stored already without sending it; a read of a known id finds its
- * plant when the name asked for is the stored one, and nothing otherwise.
+ * insert reports a known id as stored already without sending it (counted in `remembered`); a
+ * read of a known id finds its plant when the name asked for is the stored one, and nothing
+ * otherwise.
  */
-export function knownPlants(store: PlantStore, options = KNOWN_PLANTS): PlantStore {
+export function knownPlants(
+  store: PlantStore,
+  remembered: { inc(count: number): void },
+  options = KNOWN_PLANTS,
+): PlantStore {
   const known = new LRUCache<bigint, Plant>({ max: options.max, ttl: options.ttlMs });
   /** Each id's plant if known, read once: a plant may be forgotten between two lookups. */
   const recall = (ids: Iterable<bigint>) =>
@@ -38,6 +43,7 @@ export function knownPlants(store: PlantStore, options = KNOWN_PLANTS): PlantSto
     async insertNew(plants) {
       const recalled = recall(plants.map(({ id }) => id));
       const unknown = plants.filter(({ id }) => !recalled.has(id));
+      if (recalled.size > 0) remembered.inc(recalled.size);
       const storedBefore = unknown.length > 0 ? await store.insertNew(unknown) : new Set<bigint>();
       for (const plant of unknown)
         if (!storedBefore.has(plant.id)) known.set(plant.id, plantOf(plant));
