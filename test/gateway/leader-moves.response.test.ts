@@ -1,14 +1,8 @@
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
 import { activeController } from '../../chaos/timeline.ts';
 import { attachGateway } from '../support/gateway.ts';
-import {
-  localServersUnavailable,
-  OWN_STACK_TIMEOUT_MS,
-  temporaryDirectory,
-} from '../support/local-servers.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
+import { ownKafkaCluster } from '../support/own-kafka.ts';
 import { aPlant } from '../support/plants.ts';
 import { startTestWriter } from '../support/writer.ts';
 
@@ -55,14 +49,7 @@ describe.skipIf(localServersUnavailable)(
 
 /** Three brokers, a writer and a gateway of this test's own. */
 async function gatewayOnThreeBrokers() {
-  const dir = await temporaryDirectory();
-  const cluster = await startKafka({
-    libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
-    dir: join(dir, 'kafka'),
-    nodes: await freeNodePorts(3),
-    logFile: join(dir, 'kafka.log'),
-  });
-  onTestFinished(() => cluster.stop());
+  const cluster = await ownKafkaCluster(3);
   const harness = await startTestWriter({ brokers: cluster.brokers });
   const { post } = await attachGateway(harness);
   const admin = harness.kafka.admin();

@@ -1,16 +1,10 @@
-import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { partitioner, uniqueName } from '../support/kafka.ts';
-import {
-  localServersUnavailable,
-  OWN_STACK_TIMEOUT_MS,
-  temporaryDirectory,
-} from '../support/local-servers.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
+import { ownKafkaCluster } from '../support/own-kafka.ts';
 
 /**
  * Long enough that a consumer which loses its membership cannot be back within the wait below:
@@ -32,14 +26,7 @@ describe.skipIf(localServersUnavailable)(
   { timeout: OWN_STACK_TIMEOUT_MS },
   () => {
     it("When its group coordinator's node is SIGKILLed, then it finds the new coordinator, keeps its membership and consumes a message produced after the kill", async () => {
-      const dir = await temporaryDirectory();
-      const cluster = await startKafka({
-        libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
-        dir: join(dir, 'kafka'),
-        nodes: await freeNodePorts(3),
-        logFile: join(dir, 'kafka.log'),
-      });
-      onTestFinished(() => cluster.stop());
+      const cluster = await ownKafkaCluster(3);
       const kafka = kafkaClient(
         'coordinator-test',
         { brokers: cluster.brokers.split(',') },

@@ -18,14 +18,7 @@ export async function ownKafka(
   overrides: Record<string, string> = {},
   nodes?: readonly KafkaNodePorts[],
 ) {
-  const dir = await temporaryDirectory();
-  const options = {
-    libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
-    dir: join(dir, 'kafka'),
-    nodes: nodes ?? (await freeNodePorts(1)),
-    logFile: join(dir, 'kafka.log'),
-    overrides,
-  };
+  const options = await ownKafkaOptions(nodes ?? (await freeNodePorts(1)), overrides);
   let server: KafkaServer = await startKafka(options);
   onTestFinished(() => server.stop());
   return {
@@ -34,5 +27,27 @@ export async function ownKafka(
     async start() {
       server = await startKafka(options);
     },
+  };
+}
+
+/** `count` Kafka nodes of this test's own, each a broker and a controller, stopped when it ends. */
+export async function ownKafkaCluster(count: number): Promise<KafkaServer> {
+  const cluster = await startKafka(await ownKafkaOptions(await freeNodePorts(count)));
+  onTestFinished(() => cluster.stop());
+  return cluster;
+}
+
+/** Where a Kafka of this test's own keeps its data and logs, in a directory of its own. */
+async function ownKafkaOptions(
+  nodes: readonly KafkaNodePorts[],
+  overrides: Record<string, string> = {},
+) {
+  const dir = await temporaryDirectory();
+  return {
+    libsDir: await provisionKafka(cacheRoot(), join(dir, 'provision.log')),
+    dir: join(dir, 'kafka'),
+    nodes,
+    logFile: join(dir, 'kafka.log'),
+    overrides,
   };
 }
