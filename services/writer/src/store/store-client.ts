@@ -19,6 +19,11 @@ import type { Logger } from '../../../../shared/logger.ts';
  */
 export const STORE_SOCKET_TIMEOUT_MS = 3_000;
 /**
+ * A command still waiting this long has outlived its connection's socket timeout (the driver
+ * closes the connection 1 ms after it): its operation is ended (`stalled-commands.ts`).
+ */
+export const STORE_COMMAND_STALLED_MS = STORE_SOCKET_TIMEOUT_MS + 500;
+/**
  * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
  * store that turns slow makes each operation hold its connection for a whole round trip, so the
  * pool must grow just then; the driver opens 2 at a time by default, each after a round trip of
@@ -84,6 +89,8 @@ export async function connectStore(
     socketTimeoutMS: STORE_SOCKET_TIMEOUT_MS,
     minPoolSize: MIN_POOL_SIZE,
     maxConnecting: MAX_CONNECTING,
+    // The command events tell a command that outlived its connection (`stalled-commands.ts`).
+    monitorCommands: true,
   });
   try {
     await client.connect();
