@@ -37,6 +37,13 @@ export const HEADERS = {
   replayOf: 'x-dlq-replay-of',
 } as const;
 
+/** `kafka_replyPartition` as the gateway sends it: a 4-byte big-endian integer, as Spring does. */
+export function replyPartitionHeader(partition: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(partition);
+  return bytes;
+}
+
 /**
  * `kafka_replyPartition` as Spring and SmallRye send it (4-byte big-endian integer) or as NestJS
  * does (decimal string). Undefined when absent or unreadable: the producer then picks.

@@ -31,6 +31,7 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
         requestTimeoutMs: 10_000,
         topics: TOPICS,
         partitions: 1,
+        replyPartition: { configured: undefined, instanceId: 'kafka-outage' },
       },
       {
         kafka: new Kafka({

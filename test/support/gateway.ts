@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished, vi } from 'vitest';
 import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
@@ -59,6 +60,7 @@ export async function attachGateway(
       requestTimeoutMs: 10_000,
       topics: harness.topics,
       partitions: PARTITIONS,
+      replyPartition: { configured: undefined, instanceId: randomUUID() },
       ...settings,
     },
     { kafka: harness.kafka, logger },

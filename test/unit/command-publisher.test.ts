@@ -40,9 +40,14 @@ async function publisherOf(kafka: Kafka) {
     labelNames: ['outcome'],
     registers: [new Registry()],
   });
-  return commandPublisher(kafka, { create: 'plants.create', replies: 'replies' }, histogram, {
-    warn: () => undefined,
-  });
+  return commandPublisher(
+    kafka,
+    { create: 'plants.create', replies: 'replies', replyPartition: 0 },
+    histogram,
+    {
+      warn: () => undefined,
+    },
+  );
 }
 
 const keysOf = (batch: ProducerBatch | undefined) =>

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { gatewaySettingsOf, readGatewayConfig } from '../../services/gateway/src/config.ts';
@@ -87,6 +88,8 @@ describe('Gateway settings', () => {
         BODY_LIMIT_BYTES: '1024',
         REQUEST_TIMEOUT_MS: '4000',
         KAFKA_PARTITIONS: '6',
+        REPLY_PARTITION: '4',
+        PORT: '3100',
         KAFKA_CREATE_TOPIC: 'c',
         KAFKA_REPLY_TOPIC: 'r',
         KAFKA_DLQ_TOPIC: 'd',
@@ -104,7 +107,18 @@ describe('Gateway settings', () => {
       bodyLimitBytes: 1_024,
       requestTimeoutMs: 4_000,
       partitions: 6,
+      replyPartition: { configured: 4, instanceId: `${hostname()}:3100` },
       topics: { create: 'c', replies: 'r', dlq: 'd' },
     });
+  });
+
+  it('When REPLY_PARTITION is negative or not an integer, then start-up is refused, naming it', () => {
+    const tokens = { ...kafka, AUTH_TOKENS: 'one' };
+    expect(() => readGatewayConfig({ ...tokens, REPLY_PARTITION: '-1' })).toThrow(
+      'REPLY_PARTITION must be >= 0 (got "-1")',
+    );
+    expect(() => readGatewayConfig({ ...tokens, REPLY_PARTITION: 'first' })).toThrow(
+      /REPLY_PARTITION .*\(got "first"\)/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { EventEmitter } from 'node:events';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
@@ -47,7 +48,13 @@ function scriptedKafka() {
 describe('The gateway reply consumer restarted by kafkajs', () => {
   it('When kafkajs restarts the consumer and it joins again, then each partition goes on after the last reply read, or from where it began when nothing was read there, not from the end of the topic', async () => {
     const script = scriptedKafka();
-    await startReplyConsumer(script.kafka, 'replies', replyWaiter());
+    await startReplyConsumer(script.kafka, 'replies', replyWaiter(), {
+      partition: 0,
+      fetched: {
+        records: new Counter({ name: 'records', help: 'records', registers: [] }),
+        bytes: new Counter({ name: 'bytes', help: 'bytes', registers: [] }),
+      },
+    });
     script.join([0, 1, 2]);
     expect(script.seek).not.toHaveBeenCalled();
 

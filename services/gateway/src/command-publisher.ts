@@ -1,7 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { Partitioners, type Kafka, type Message } from 'kafkajs';
 import type { Histogram } from 'prom-client';
-import { HEADERS, type Topics } from '../../../shared/contracts/kafka.ts';
+import { HEADERS, replyPartitionHeader, type Topics } from '../../../shared/contracts/kafka.ts';
 import { stringifyJson } from '../../../shared/contracts/json.ts';
 import type { NewPlant } from '../../../shared/contracts/plant.ts';
 import { coalescer } from '../../../shared/coalescer.ts';
@@ -54,7 +54,7 @@ export interface CommandPublisher {
  */
 export async function commandPublisher(
   kafka: Kafka,
-  topics: Pick<Topics, 'create' | 'replies'>,
+  topics: Pick<Topics, 'create' | 'replies'> & { replyPartition: number },
   produceDuration: Histogram<'outcome'>,
   logger: Pick<Logger, 'warn'>,
 ): Promise<CommandPublisher> {
@@ -68,6 +68,7 @@ export async function commandPublisher(
       logger.warn({ err: error }, 'disconnecting a producer replaced after a failed send failed');
     },
   );
+  const replyPartition = replyPartitionHeader(topics.replyPartition);
   let failures = 0;
   let lastFailure: unknown;
   // A command whose request was answered 504 while it waited behind a stuck send is dropped:
@@ -113,6 +114,7 @@ export async function commandPublisher(
             headers: {
               [HEADERS.correlationId]: correlationId,
               [HEADERS.replyTopic]: topics.replies,
+              [HEADERS.replyPartition]: replyPartition,
               [HEADERS.contentType]: 'application/json',
               [HEADERS.requestId]: requestId,
               [HEADERS.deadline]: String(deadline),

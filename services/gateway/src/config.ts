@@ -1,4 +1,5 @@
 import { createPublicKey } from 'node:crypto';
+import { hostname } from 'node:os';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Topics } from '../../../shared/contracts/kafka.ts';
@@ -7,6 +8,7 @@ import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 import { startUpSettings } from '../../../shared/start-up.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
+import type { ReplyPartitionChoice } from './reply-partition.ts';
 
 /** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
 const JWT_ALGORITHMS = [
@@ -46,6 +48,13 @@ export const GatewayConfig = Type.Object({
     Type.Integer({ minimum: 1, description: 'Creates per token per minute; off when unset' }),
   ),
   REPLY_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1 }),
+  REPLY_PARTITION: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'The partition of the reply topic this gateway reads and names on its commands; by default one its host name and port hash to',
+    }),
+  ),
   MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1_000,
@@ -100,6 +109,7 @@ export interface GatewaySettings extends HttpSettings {
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
   partitions: number;
+  replyPartition: ReplyPartitionChoice;
 }
 
 /** What an unset variable means for the HTTP layer: the bench's baselines run with these. */
@@ -134,6 +144,10 @@ export function gatewaySettingsOf(config: ReturnType<typeof readGatewayConfig>):
     replyTimeoutMs: config.REPLY_TIMEOUT_MS,
     maxInFlight: config.MAX_IN_FLIGHT,
     partitions: config.KAFKA_PARTITIONS,
+    replyPartition: {
+      configured: config.REPLY_PARTITION,
+      instanceId: `${hostname()}:${String(config.PORT)}`,
+    },
   };
 }
 

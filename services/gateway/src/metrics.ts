@@ -7,6 +7,8 @@ export interface GatewayMetrics {
   readonly creates: Counter<'code'>;
   readonly replyTimeouts: Counter;
   readonly produceDuration: Histogram<'outcome'>;
+  readonly repliesFetched: Counter;
+  readonly replyBytesFetched: Counter;
 }
 
 /** The bounds the gateway refuses creates beyond, exported so that alerts compare with them. */
@@ -78,6 +80,16 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
       help: 'Kafka sends of create commands (one send carries every command queued behind the last)',
       labelNames: ['outcome'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    repliesFetched: new Counter({
+      name: 'plant_store_gateway_replies_fetched_total',
+      help: 'Records the reply consumer fetched, its own replies and any other on its partition',
+      registers,
+    }),
+    replyBytesFetched: new Counter({
+      name: 'plant_store_gateway_reply_bytes_fetched_total',
+      help: 'Bytes of the records the reply consumer fetched: keys, values and headers',
       registers,
     }),
   };

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import type { Counter } from 'prom-client';
 import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
 import { decodeReply } from '../../../shared/contracts/reply.ts';
 import { headerText, nextOffset } from '../../../shared/kafka-messages.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
+import { onePartitionAssigner } from './reply-partition.ts';
 import { recordReplyArrival } from './request-tracing.ts';
 
 export interface ReplyConsumer {
@@ -24,20 +26,30 @@ export interface ReplyConsumer {
  */
 export const REPLIES_SILENT_MS = 8_000;
 
+export interface ReplyConsumerOptions {
+  /** The one partition of the reply topic this gateway reads, named on every command it sends. */
+  partition: number;
+  /** Counts what is fetched: replies of this gateway, and of any other sharing the partition. */
+  fetched: { records: Counter; bytes: Counter };
+}
+
 /**
- * Reads every reply on the shared reply topic in a consumer group of this instance's own, and
- * hands the waiter those this instance waits for; the others belong to other gateways and are not
- * even parsed. No offsets are committed: a restarted gateway has nobody waiting for old replies.
- * A consumer kafkajs restarts in the same process (after the group coordinator's broker died) goes
- * on from where it was, not from the end: the replies written meanwhile are still waited for.
+ * Reads one partition of the shared reply topic in a consumer group of this instance's own, and
+ * hands the waiter the replies this instance waits for; others (from a gateway that shares the
+ * partition) are not even parsed. No offsets are committed: a restarted gateway has nobody
+ * waiting for old replies. A consumer kafkajs restarts in the same process (after the group
+ * coordinator's broker died) goes on from where it was, not from the end: the replies written
+ * meanwhile are still waited for.
  */
 export async function startReplyConsumer(
   kafka: Kafka,
   replyTopic: string,
   waiter: ReplyWaiter,
+  { partition, fetched }: ReplyConsumerOptions,
 ): Promise<ReplyConsumer> {
   const consumer: Consumer = kafka.consumer({
     groupId: `${GATEWAY_GROUP_PREFIX}${randomUUID()}`,
+    partitionAssigners: [onePartitionAssigner(replyTopic, partition)],
     sessionTimeout: 10_000,
     heartbeatInterval: 500,
     maxWaitTimeInMs: 500,
@@ -85,6 +97,8 @@ export async function startReplyConsumer(
     eachBatch: ({ batch }) => {
       const last = batch.messages.at(-1);
       if (last !== undefined) positions.set(batch.partition, nextOffset(last.offset));
+      fetched.records.inc(batch.messages.length);
+      fetched.bytes.inc(batch.messages.reduce((sum, message) => sum + recordBytes(message), 0));
       for (const message of batch.messages) {
         const correlationId = headerText(message.headers, HEADERS.correlationId);
         if (correlationId === undefined || !waiter.isWaitingFor(correlationId)) continue;
@@ -100,6 +114,19 @@ export async function startReplyConsumer(
     notReadyReason: () => (fetching ? silence() : 'the reply consumer is not assigned yet'),
     disconnect: () => consumer.disconnect(),
   };
+}
+
+/** A record's key, value and headers, as counted in `plant_store_gateway_reply_bytes_fetched_total`. */
+function recordBytes({ key, value, headers }: KafkaMessage): number {
+  return (key?.length ?? 0) + (value?.length ?? 0) + headerBytes(headers);
+}
+
+function headerBytes(headers: IHeaders | undefined): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    for (const each of [value ?? []].flat()) bytes += name.length + Buffer.byteLength(each);
+  }
+  return bytes;
 }
 
 /** Each partition's end offset; reading starts there at the first join (`fromBeginning: false`). */

@@ -6,6 +6,7 @@ import { commandPublisher, type CommandPublisher } from '../command-publisher.ts
 import type { GatewaySettings } from '../config.ts';
 import { createPlantOverKafka, type CreatePlant } from '../create-plant.ts';
 import { startReplyConsumer, type ReplyConsumer } from '../reply-consumer.ts';
+import { partitionCountOf, replyPartitionOf } from '../reply-partition.ts';
 import type { ReplyWaiter } from '../reply-waiter.ts';
 
 declare module 'fastify' {
@@ -22,12 +23,19 @@ declare module 'fastify' {
 interface KafkaClientOptions {
   kafka: Kafka;
   topics: Topics;
+  /** The partition of the reply topic this gateway reads. */
+  replyPartition: number;
 }
 
 /** The producer of create commands, disconnected once the app has answered its last request. */
 const commandPublisherClient = fp<KafkaClientOptions>(
-  async (app, { kafka, topics }) => {
-    const publisher = await commandPublisher(kafka, topics, app.metrics.produceDuration, app.log);
+  async (app, { kafka, topics, replyPartition }) => {
+    const publisher = await commandPublisher(
+      kafka,
+      { ...topics, replyPartition },
+      app.metrics.produceDuration,
+      app.log,
+    );
     app.decorate('commandPublisher', publisher);
     app.addHook('onClose', () => publisher.disconnect());
   },
@@ -36,23 +44,37 @@ const commandPublisherClient = fp<KafkaClientOptions>(
 
 /** The consumer of replies, disconnected once the app has answered its last request. */
 const replyConsumerClient = fp<KafkaClientOptions & { waiter: ReplyWaiter }>(
-  async (app, { kafka, topics, waiter }) => {
-    const consumer = await startReplyConsumer(kafka, topics.replies, waiter);
+  async (app, { kafka, topics, waiter, replyPartition }) => {
+    const consumer = await startReplyConsumer(kafka, topics.replies, waiter, {
+      partition: replyPartition,
+      fetched: { records: app.metrics.repliesFetched, bytes: app.metrics.replyBytesFetched },
+    });
     app.decorate('replyConsumer', consumer);
     app.addHook('onClose', () => consumer.disconnect());
   },
-  { name: 'reply-consumer' },
+  { name: 'reply-consumer', dependencies: ['http-metrics'] },
 );
 
 /** Creates over Kafka: publish the command, wait for a writer's reply. */
 export function kafkaCreates(
-  settings: Pick<GatewaySettings, 'topics' | 'replyTimeoutMs' | 'maxInFlight'>,
+  settings: Pick<GatewaySettings, 'topics' | 'replyTimeoutMs' | 'maxInFlight' | 'replyPartition'>,
   { kafka, waiter }: { kafka: Kafka; waiter: ReplyWaiter },
 ): FastifyPluginAsync {
   return fp(
     async (app) => {
-      await app.register(replyConsumerClient, { kafka, topics: settings.topics, waiter });
-      await app.register(commandPublisherClient, { kafka, topics: settings.topics });
+      const { topics } = settings;
+      const partitions = await partitionCountOf(kafka, topics.replies);
+      const replyPartition = replyPartitionOf(settings.replyPartition, topics.replies, partitions);
+      app.log.info(
+        {
+          replyPartition,
+          partitions,
+          configured: settings.replyPartition.configured !== undefined,
+        },
+        `reading replies on partition ${String(replyPartition)} of ${topics.replies}`,
+      );
+      await app.register(replyConsumerClient, { kafka, topics, waiter, replyPartition });
+      await app.register(commandPublisherClient, { kafka, topics, replyPartition });
       app.decorate(
         'createPlant',
         createPlantOverKafka({
