@@ -6,6 +6,7 @@ import { LOAD_OFFSET } from './id-ranges.ts';
 import { createsAnswered, loadPlants, type LoadResult } from './load.ts';
 import type { Variant } from './options.ts';
 import { sampleMachine, sampleProcesses } from './process-stats.ts';
+import { fetchedBetween, replyFetchesOf } from './reply-fetches.ts';
 import type { VariantResult } from './report.ts';
 import { soakAt80Percent } from './soak.ts';
 import { startVariant, type StartedVariant } from './variants.ts';
@@ -90,6 +91,7 @@ async function measureStarted(
       ? []
       : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
   ]);
+  const fetchesBefore = variant === 'e2e' ? await replyFetchesOf(urls) : null;
   const machineSampler = sampleMachine();
   const [load, retries] = await Promise.all([
     loadPlants({
@@ -113,6 +115,8 @@ async function measureStarted(
   ]);
   const usage = sampler.stop();
   const machine = machineSampler.stop();
+  const replyFetches =
+    fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
   const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
   const requests =
     requestsBefore === null || requestsAfter === null
@@ -145,5 +149,6 @@ async function measureStarted(
     soak,
     retries,
     ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
+    ...(replyFetches === undefined ? {} : { replyFetches }),
   };
 }

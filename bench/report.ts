@@ -1,6 +1,7 @@
-import type { LoadResult } from './load.ts';
+import { createsAnswered, type LoadResult } from './load.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
 import type { MachineUsage, ProcessUsage } from './process-stats.ts';
+import type { ReplyFetches } from './reply-fetches.ts';
 import { summarize, targetsOf, times, type Spread, type VariantSummary } from './summary.ts';
 
 export interface SoakResult {
@@ -28,6 +29,8 @@ export interface VariantResult {
   brokerRequestsPerThousand?: Record<string, number>;
   /** Where each Node process spent its CPU (`--cpu-prof`). */
   profiles?: ProfileSummary[];
+  /** What each gateway's reply consumer fetched during the load, in gateway order (e2e). */
+  replyFetches?: ReplyFetches[];
 }
 
 export interface Report {
@@ -103,6 +106,7 @@ export function toMarkdown(report: Report): string {
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
     ...machineLines(report.results, label),
     ...brokerRequestLines(report.results, label),
+    ...replyFetchLines(report.results, label),
     ...report.results.flatMap((result) => profileLines(label(result), result.profiles ?? [])),
   ].join('\n');
 }
@@ -253,4 +257,35 @@ function machineLines(
     ...lines,
     '',
   ];
+}
+
+/**
+ * Per create answered: the reply records and bytes each gateway fetched and all of them together
+ * (1 when every gateway reads a partition of its own), and the gateways' CPU.
+ */
+function replyFetchLines(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const lines = results.flatMap((result) => {
+    const fetches = result.replyFetches;
+    const creates = createsAnswered(result.load);
+    if (fetches === undefined || creates === 0) return [];
+    const per = ({ records, bytes }: ReplyFetches) =>
+      `${(records / creates).toFixed(2)} records / ${String(Math.round(bytes / creates))} B`;
+    const total = fetches.reduce(
+      (sum, each) => ({ records: sum.records + each.records, bytes: sum.bytes + each.bytes }),
+      { records: 0, bytes: 0 },
+    );
+    const gatewayCpu = result.usage
+      .filter(({ name }) => name.startsWith('gateway'))
+      .reduce((sum, { cpuSeconds }) => sum + cpuSeconds, 0);
+    const each = fetches.map((fetched, index) => `gateway ${String(index + 1)} ${per(fetched)}`);
+    return [
+      `- ${label(result)}: ${each.join(', ')}; all gateways ${per(total)}; gateways’ CPU ${String(Math.round((gatewayCpu * 1e6) / creates))} µs`,
+    ];
+  });
+  return lines.length === 0
+    ? []
+    : ['Reply records fetched per create answered, by gateway:', '', ...lines, ''];
 }

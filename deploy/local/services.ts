@@ -37,11 +37,10 @@ export async function startServices(options: ServicesOptions): Promise<Services>
   );
   const urls = ports.map((port) => `http://127.0.0.1:${String(port)}`);
   const gateways = ports.map((port, index) =>
-    startGatewayProcess(
-      ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`,
-      port,
-      options,
-    ),
+    startGatewayProcess(ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`, port, {
+      ...options,
+      env: { ...replyPartitionOf(index, options.env), ...options.env },
+    }),
   );
   const writerEnv = { ...options.env, ...options.connections.writer };
   try {
@@ -56,6 +55,15 @@ export async function startServices(options: ServicesOptions): Promise<Services>
     throw error;
   }
   return { writers, gateways, urls };
+}
+
+/**
+ * Gateway `index`'s reply partition, one each while there are partitions enough: the
+ * topic's partitions are KAFKA_PARTITIONS here, where the services create it.
+ */
+function replyPartitionOf(index: number, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const partitions = Number(env.KAFKA_PARTITIONS ?? '3');
+  return { REPLY_PARTITION: String(index % partitions) };
 }
 
 export function startGatewayProcess(

@@ -107,3 +107,24 @@ describe('The bench report of a --repeat run', () => {
     expect(markdown).toContain('- e2e throughput / nestjs (target ≥ 5×): not measured: **missed**');
   });
 });
+
+describe('The bench report of an e2e run with several gateways', () => {
+  it('When each gateway’s reply fetches were counted, then each one’s and all of theirs are given per create answered, with the gateways’ CPU', () => {
+    const run: VariantResult = {
+      ...result('e2e', load(1_000, 20, 40), null),
+      usage: [
+        { name: 'gateway-1', maxRssMiB: 90, cpuSeconds: 4 },
+        { name: 'gateway-2', maxRssMiB: 90, cpuSeconds: 6 },
+        { name: 'writer-1', maxRssMiB: 90, cpuSeconds: 9 },
+      ],
+      replyFetches: [
+        { records: 10_000, bytes: 4_000_000 },
+        { records: 12_000, bytes: 4_800_000 },
+      ],
+    };
+
+    expect(toMarkdown(reportOf([run]))).toContain(
+      '- e2e: gateway 1 0.50 records / 200 B, gateway 2 0.60 records / 240 B; all gateways 1.10 records / 440 B; gateways’ CPU 500 µs',
+    );
+  });
+});
