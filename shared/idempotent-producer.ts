@@ -12,6 +12,11 @@ import {
 export interface IdempotentProducer {
   /** Sends with acks=all once every earlier send has settled. */
   sendBatch(batch: Omit<ProducerBatch, 'acks'>): Promise<RecordMetadata[]>;
+  /**
+   * Replaces the producer after the sends already made, so that the next send reads the cluster's
+   * metadata afresh: kafkajs refreshes it only every `metadataMaxAge` (5 minutes by default).
+   */
+  refresh(): Promise<void>;
   /** Waits for the sends already made, then disconnects; later sends are refused. */
   disconnect(): Promise<void>;
 }
@@ -70,6 +75,14 @@ export async function idempotentProducer(
       const result = previous.then(() => send(batch));
       previous = result.catch(() => undefined);
       return result;
+    },
+    refresh() {
+      const refreshed = previous.then(() => {
+        if (current !== undefined) discard(current);
+        current = undefined;
+      });
+      previous = refreshed;
+      return refreshed;
     },
     async disconnect() {
       closed = true;

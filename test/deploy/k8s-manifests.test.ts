@@ -385,7 +385,7 @@ describe('deploy/k8s', () => {
     expect(() => readWriterConfig(writer)).toThrow(/MONGODB_URI must be set/);
   });
 
-  it('When the Secrets are filled in, then both services accept the environment and files their pods get, and topics, partitions, group and ports agree with the KafkaTopics, the ScaledObject and the probes', async () => {
+  it('When the Secrets are filled in, then both services accept the environment and files their pods get, and topics, partitions, group and ports agree with the KafkaTopics, the ScaledObject, the gateways’ autoscaler (at most one gateway per reply partition) and the probes', async () => {
     const secrets = (name: string) => resourceOf(checks.manifests, 'Secret', name).stringData;
     const filled = {
       ...strimziSecrets(),
@@ -431,6 +431,11 @@ describe('deploy/k8s', () => {
     const fromEnvironment = (key: string) => writerEnvironment[metadata[`${key}FromEnv`] ?? ''];
     expect(scaler.spec.scaleTargetRef?.name).toBe('plant-store-writer');
     expect(scaler.spec.maxReplicaCount).toBe(writer.KAFKA_PARTITIONS);
+    // Each gateway reads a partition of the reply topic: more gateways than partitions share one.
+    const gateways = resourceOf(checks.manifests, 'HorizontalPodAutoscaler', 'plant-store-gateway');
+    const replies = resourceOf(checks.manifests, 'KafkaTopic', topicsOf(gateway).replies);
+    expect(gateways.spec.scaleTargetRef.name).toBe('plant-store-gateway');
+    expect(gateways.spec.maxReplicas).toBeLessThanOrEqual(replies.spec.partitions);
     expect(type).toBe('kafka');
     expect({
       brokers: fromEnvironment('bootstrapServers'),

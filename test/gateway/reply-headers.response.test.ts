@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEADERS } from '../../shared/contracts/kafka.ts';
+import { HEADERS, readReplyPartition } from '../../shared/contracts/kafka.ts';
 import { encodeReply } from '../../shared/contracts/reply.ts';
 import { headerText } from '../../shared/kafka-messages.ts';
 import { startTestGateway } from '../support/gateway.ts';
@@ -10,18 +10,23 @@ describe('POST /plants when a reply carries its correlation id more than once', 
     const answer = gateway.post('{"id": 61, "name": "Pilea"}');
     const [command] = await gateway.received(gateway.topics.create, 1);
     const correlationId = headerText(command?.message.headers, HEADERS.correlationId) ?? '';
+    const partition = readReplyPartition(
+      command?.message.headers?.[HEADERS.replyPartition] as Buffer,
+    );
+    if (partition === undefined) throw new Error('the command names no reply partition');
 
-    // One partition, so the reply naming the request second arrives first and is passed over.
+    // The partition the gateway reads, so the reply naming the request second arrives first and
+    // is passed over.
     await gateway.producer.send({
       topic: gateway.topics.replies,
       messages: [
         {
-          partition: 0,
+          partition,
           headers: { [HEADERS.correlationId]: ['another-request', correlationId] },
           value: encodeReply({ status: 200, plant: { name: 'Not this one' } }),
         },
         {
-          partition: 0,
+          partition,
           headers: { [HEADERS.correlationId]: [correlationId, 'another-request'] },
           value: encodeReply({ status: 200, plant: { name: 'Pilea' } }),
         },

@@ -139,6 +139,9 @@ export interface Deployment extends Resource {
 export interface KafkaTopic extends Resource {
   spec: { partitions: number };
 }
+export interface HorizontalPodAutoscaler extends Resource {
+  spec: { scaleTargetRef: { kind: string; name: string }; maxReplicas: number };
+}
 export interface KafkaUserAcl {
   resource: { type: string; name: string; patternType?: string };
   operations: string[];
@@ -188,6 +191,7 @@ interface Kinds {
   Secret: Secret;
   Deployment: Deployment;
   KafkaTopic: KafkaTopic;
+  HorizontalPodAutoscaler: HorizontalPodAutoscaler;
   KafkaUser: KafkaUser;
   ScaledObject: ScaledObject;
   TriggerAuthentication: TriggerAuthentication;

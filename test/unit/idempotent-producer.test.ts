@@ -65,6 +65,13 @@ const batch = (topic: string): Omit<ProducerBatch, 'acks'> => ({
 });
 const ignore = () => undefined;
 
+/** `first` went out on the first producer, since disconnected, and `then` on a second one. */
+function expectReplacedBetween(producers: ScriptedProducer[], first: string, then: string) {
+  expect(producers).toHaveLength(2);
+  expect(producers[0]).toMatchObject({ disconnected: true, sent: [{ ...batch(first), acks: -1 }] });
+  expect(producers[1]).toMatchObject({ disconnected: false, sent: [{ ...batch(then), acks: -1 }] });
+}
+
 describe('idempotentProducer', () => {
   it('When it starts, then its kafkajs producer is idempotent and every send asks for acks=all', async () => {
     const { kafka, producers, settle } = scriptedKafka();
@@ -107,12 +114,22 @@ describe('idempotentProducer', () => {
     await settle('written');
     await next;
 
-    expect(producers).toHaveLength(2);
-    expect(producers[0]).toMatchObject({ disconnected: true, sent: [{ ...batch('a'), acks: -1 }] });
-    expect(producers[1]).toMatchObject({
-      disconnected: false,
-      sent: [{ ...batch('b'), acks: -1 }],
-    });
+    expectReplacedBetween(producers, 'a', 'b');
+  });
+
+  it('When it is refreshed while a send is in flight, then that send ends on its producer, which is then disconnected, and the next send goes on a new one', async () => {
+    const { kafka, producers, settle } = scriptedKafka();
+    const producer = await idempotentProducer(kafka, {}, ignore);
+
+    const inFlight = producer.sendBatch(batch('a'));
+    const refreshed = producer.refresh();
+    const next = producer.sendBatch(batch('b'));
+    await settle('written');
+    await Promise.all([inFlight, refreshed]);
+    await settle('written');
+    await next;
+
+    expectReplacedBetween(producers, 'a', 'b');
   });
 
   it('When the new producer cannot connect, then that send rejects and the one after tries again', async () => {

@@ -29,6 +29,15 @@ export interface OutgoingSender {
  */
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
 const MAX_KNOWN_TOPICS = 1_000;
+/**
+ * How often a reply to a partition the producer does not know may replace it, to read the
+ * partitions again: once after partitions are added, while commands naming partitions that do
+ * not exist cannot make every batch wait for a new producer.
+ */
+const REFRESH_AT_MOST_EVERY_MS = 10_000;
+
+/** A reply refused because its partition is not in the producer's metadata. */
+class PartitionNotListed extends Error {}
 
 /**
  * Batches go out on an idempotent producer, replaced after a failed send (which also rids it of
@@ -91,13 +100,41 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
       }
     });
   const known = knownTopics();
+  let refreshedAt = -Infinity;
+  /**
+   * Replies to partitions the producer does not list are sent again once its metadata is read
+   * afresh, at most every REFRESH_AT_MOST_EVERY_MS: partitions added to a reply topic are then
+   * written to, not given up. What is still refused after that does not exist. (Replies to a
+   * topic not tried yet went out on a new producer, whose metadata is fresh.)
+   */
+  const afterRefresh = async (refused: Refusals): Promise<Refusals> => {
+    const unlisted = [...refused].flatMap(([item, error]) =>
+      error instanceof PartitionNotListed ? [item] : [],
+    );
+    if (unlisted.length === 0 || Date.now() - refreshedAt < REFRESH_AT_MOST_EVERY_MS) {
+      return refused;
+    }
+    refreshedAt = Date.now();
+    await producer.refresh();
+    const again = await sendKnown(unlisted);
+    return new Map(
+      [...refused].flatMap(([item, error]) => {
+        if (!unlisted.includes(item)) return [[item, error] as const];
+        const stillRefused = again.get(item);
+        return stillRefused === undefined ? [] : [[item, stillRefused] as const];
+      }),
+    );
+  };
 
   return {
     async send(outgoing) {
       const [toKnown, untried] = known.split(outgoing);
       const refused = new Map(
         (
-          await Promise.all([sendKnown(toKnown), ...[...untried.values()].map(sendUntried)])
+          await Promise.all([
+            sendKnown(toKnown).then(afterRefresh),
+            ...[...untried.values()].map(sendUntried),
+          ])
         ).flatMap((each) => [...each]),
       );
       known.learn(untried.keys(), refused);
@@ -187,7 +224,9 @@ function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetad
       if (written.some((record) => record.topicName === topic && record.partition === partition)) {
         return [];
       }
-      return [[item, new Error(`partition ${String(partition)} of ${topic} does not exist`)]];
+      return [
+        [item, new PartitionNotListed(`partition ${String(partition)} of ${topic} does not exist`)],
+      ];
     }),
   );
 }
