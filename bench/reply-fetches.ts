@@ -12,11 +12,13 @@ const COUNTERS = {
 /** Each gateway's counters now, read from its `/metrics`, in the order of `urls`. */
 export function replyFetchesOf(urls: readonly string[]): Promise<ReplyFetches[]> {
   return Promise.all(
-    urls.map(async (url) => {
-      const text = await (await fetch(`${url}/metrics`)).text();
-      return { records: counter(text, COUNTERS.records), bytes: counter(text, COUNTERS.bytes) };
-    }),
+    urls.map(async (url) => replyFetchesIn(await (await fetch(`${url}/metrics`)).text())),
   );
+}
+
+/** The counters in a gateway's `/metrics` text. */
+export function replyFetchesIn(text: string): ReplyFetches {
+  return { records: counter(text, COUNTERS.records), bytes: counter(text, COUNTERS.bytes) };
 }
 
 /** What each gateway fetched between two readings. */
@@ -30,8 +32,11 @@ export function fetchedBetween(
   }));
 }
 
+/** The value of the counter `name`, with the service's default labels or none. */
 function counter(text: string, name: string): number {
-  const line = text.split('\n').find((each) => each.startsWith(`${name} `));
+  const line = text
+    .split('\n')
+    .find((each) => each.startsWith(`${name} `) || each.startsWith(`${name}{`));
   if (line === undefined) throw new Error(`the gateway's /metrics has no ${name}`);
-  return Number(line.slice(name.length + 1));
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
 }
