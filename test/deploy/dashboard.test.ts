@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
@@ -10,7 +11,7 @@ import { metric, parseMetrics, type Sample } from '../support/metrics.ts';
 import { aPlant } from '../support/plants.ts';
 import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/promtool.ts';
 import { runTool } from '../support/run-tool.ts';
-import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyHeaders, startTestWriter } from '../support/writer.ts';
 
 interface Target {
   refId: string;
@@ -206,7 +207,7 @@ describe('The Grafana dashboard (deploy/grafana/plant-store.json)', () => {
           {
             key: String(lost.id),
             value: lost.body,
-            headers: replyHeaders('not a topic!', int32(0)),
+            headers: replyHeaders('not a topic!', replyPartitionHeader(0)),
           },
         ],
       });

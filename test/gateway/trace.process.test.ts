@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { ServerProcess } from '../../deploy/local/server-process.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { serviceProcesses } from '../support/services.ts';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 /** OTLP's span kinds. */
 const SERVER = 2;
@@ -48,7 +49,10 @@ describe('Traces exported by a gateway and a writer process', () => {
         {
           key: '8',
           value: '{"id": 8, "name": "Sorrel"}',
-          headers: { ...replyHeaders(harness.topics.replies, int32(0)), traceparent: 'garbage' },
+          headers: {
+            ...replyHeaders(harness.topics.replies, replyPartitionHeader(0)),
+            traceparent: 'garbage',
+          },
         },
       ],
     });

@@ -1,7 +1,6 @@
 import type { IHeaders, Message } from 'kafkajs';
-import type { Topics } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader, type Topics } from '../../shared/contracts/kafka.ts';
 import { uniqueName } from './kafka.ts';
-import { int32 } from './writer.ts';
 
 // What a producer we did not write may send on the command topic, as far as Kafka lets it
 // through. test/writer/hostile-producer.test.ts produces every case to a real writer;
@@ -94,12 +93,12 @@ const replyAddress: HostileCase[] = [
   },
   {
     name: 'the reply partition is negative',
-    messages: (c) => [withHeaders(c, { kafka_replyPartition: int32(-1) })],
+    messages: (c) => [withHeaders(c, { kafka_replyPartition: replyPartitionHeader(-1) })],
     outcome: { reply: 'none', dlq: /^invalid_partition: /, stored: true },
   },
   {
     name: 'the reply partition is past the last partition',
-    messages: (c) => [withHeaders(c, { kafka_replyPartition: int32(3) })],
+    messages: (c) => [withHeaders(c, { kafka_replyPartition: replyPartitionHeader(3) })],
     outcome: {
       reply: 'none',
       dlq: /^send_failed: partition 3 of .* does not exist/,
@@ -126,7 +125,9 @@ const replyAddress: HostileCase[] = [
   },
   {
     name: 'the reply partition is given twice (the first counts)',
-    messages: (c) => [withHeaders(c, { kafka_replyPartition: [int32(0), int32(7)] })],
+    messages: (c) => [
+      withHeaders(c, { kafka_replyPartition: [replyPartitionHeader(0), replyPartitionHeader(7)] }),
+    ],
     outcome: { reply: 200 },
   },
 ];

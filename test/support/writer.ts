@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
-import type { Topics } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader, type Topics } from '../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../shared/ensure-topics.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin } from '../../shared/start-up.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
@@ -27,8 +27,8 @@ export interface WriterHarness {
   topics: Topics;
   db: Db;
   producer: Producer;
-  /** Produces one create command asking for a reply on partition 0 of the reply topic. */
-  sendCommand(key: string, value: string | Buffer): Promise<void>;
+  /** Produces one create command asking for a reply on `replyPartition` of the reply topic. */
+  sendCommand(key: string, value: string | Buffer, replyPartition?: number): Promise<void>;
   /** Every message that arrived on `topic` so far, waiting until there are `count`. */
   received(topic: string, count: number): Promise<ReceivedMessage[]>;
   /** The first message on `topic` that `matches`, waiting for it. */
@@ -94,10 +94,16 @@ export async function startTestWriter({
     topics,
     db,
     producer,
-    sendCommand: async (key, value) => {
+    sendCommand: async (key, value, replyPartition = 0) => {
       await producer.send({
         topic: topics.create,
-        messages: [{ key, value, headers: replyHeaders(topics.replies, int32(0)) }],
+        messages: [
+          {
+            key,
+            value,
+            headers: replyHeaders(topics.replies, replyPartitionHeader(replyPartition)),
+          },
+        ],
       });
     },
     received: (topic, count) =>
@@ -153,12 +159,6 @@ export function replyHeaders(
     kafka_replyTopic: replyTopic,
     kafka_replyPartition: partition,
   };
-}
-
-export function int32(value: number): Buffer {
-  const bytes = Buffer.alloc(4);
-  bytes.writeInt32BE(value);
-  return bytes;
 }
 
 export function json(received: ReceivedMessage | undefined): unknown {

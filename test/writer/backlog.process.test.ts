@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { aPlant } from '../support/plants.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
 import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
-import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyHeaders, startTestWriter } from '../support/writer.ts';
 
 const BACKLOG = 150_000;
 const PER_SEND = 5_000;
@@ -22,7 +23,7 @@ describe('A writer process started behind a backlog', { timeout: BACKLOG_TIMEOUT
           return {
             key: String(plant.id),
             value: plant.body,
-            headers: replyHeaders(topics.replies, int32(0)),
+            headers: replyHeaders(topics.replies, replyPartitionHeader(0)),
           };
         }),
       });

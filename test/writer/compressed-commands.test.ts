@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { produceWithJava, type JavaCompression } from '../support/java-producer.ts';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer and compressed commands', () => {
   it.each<JavaCompression>(['gzip', 'snappy', 'lz4', 'zstd'])(
@@ -26,7 +27,7 @@ describe('Writer and compressed commands', () => {
           {
             key: '32',
             value: '{"id": 32, "name": "Pilea"}',
-            headers: replyHeaders(writer.topics.replies, int32(0)),
+            headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
           },
         ],
       });

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { startWriter, type Writer, type WriterOptions } from '../../services/writer/src/writer.ts';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -10,7 +11,7 @@ import { partitioner, uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafka } from '../support/own-kafka.ts';
 import { aPlant, type TestPlant } from '../support/plants.ts';
-import { int32, PARTITIONS, replyHeaders } from '../support/writer.ts';
+import { PARTITIONS, replyHeaders } from '../support/writer.ts';
 
 /** Writers of one group on a broker of the test's own, a producer of commands, a reply reader. */
 async function writersOnOwnBroker(brokerSettings: Record<string, string> = {}) {
@@ -46,7 +47,7 @@ async function writersOnOwnBroker(brokerSettings: Record<string, string> = {}) {
         messages: plants.map(({ id, body }) => ({
           key: String(id),
           value: body,
-          headers: replyHeaders('replies', int32(0)),
+          headers: replyHeaders('replies', replyPartitionHeader(0)),
         })),
       });
     },

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { projectRoot } from '../../deploy/local/paths.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { commandsPublished } from '../support/gateway.ts';
-import { int32, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
 
 const DLQ_MAIN = join(projectRoot, 'services', 'writer', 'src', 'dlq', 'main.ts');
 
@@ -65,7 +66,7 @@ describe('npm run dlq', () => {
           key: '12',
           value: '{"id": 12, "name": "Fern"}',
           headers: {
-            ...replyHeaders(harness.topics.replies, int32(0)),
+            ...replyHeaders(harness.topics.replies, replyPartitionHeader(0)),
             'x-request-id': 'req-12',
             'error-code': '4000',
             'error-message': 'Body must have required properties tag',

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { command, hostileCorpus, type HostileContext } from '../support/hostile-commands.ts';
 import { uniqueName } from '../support/kafka.ts';
-import { int32, json, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { json, startTestWriter, type WriterHarness } from '../support/writer.ts';
 
 // A producer we did not write, sending what Kafka lets through (test/support/hostile-commands.ts).
 // Every case is produced to the real command topic with a real kafkajs producer, followed by a
@@ -70,7 +71,7 @@ function context(): HostileContext {
     headers: {
       kafka_correlationId: correlationId,
       kafka_replyTopic: harness.topics.replies,
-      kafka_replyPartition: int32(0),
+      kafka_replyPartition: replyPartitionHeader(0),
     },
   };
 }

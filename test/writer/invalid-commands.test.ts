@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer and invalid commands', () => {
   it('When a command is not JSON, then it lands on the DLQ with its bytes and error headers, gets 4001 before the next command on its partition gets its 200', async () => {
     const writer = await startTestWriter();
     const poison = Buffer.from([0x7b, 0x00, 0xff, 0x22]);
-    const headers = replyHeaders(writer.topics.replies, int32(0));
+    const headers = replyHeaders(writer.topics.replies, replyPartitionHeader(0));
 
     await writer.producer.send({
       topic: writer.topics.create,
@@ -14,7 +15,7 @@ describe('Writer and invalid commands', () => {
         {
           key: '11',
           value: '{"id": 11, "name": "Aloe"}',
-          headers: replyHeaders(writer.topics.replies, int32(0)),
+          headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
         },
       ],
     });
@@ -41,7 +42,7 @@ describe('Writer and invalid commands', () => {
         {
           key: '12',
           value: '{"id": "12", "name": "Aloe"}',
-          headers: replyHeaders(writer.topics.replies, int32(1)),
+          headers: replyHeaders(writer.topics.replies, replyPartitionHeader(1)),
         },
       ],
     });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import {
-  int32,
   json,
   PARTITIONS,
   replyHeaders,
@@ -25,7 +25,7 @@ describe('Writer answering several partitions at once', () => {
     );
     const sent = commands.map((command) => ({
       ...command,
-      headers: replyHeaders(harness.topics.replies, int32(0)),
+      headers: replyHeaders(harness.topics.replies, replyPartitionHeader(0)),
     }));
     await harness.producer.send({
       topic: harness.topics.create,

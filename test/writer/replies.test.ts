@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer replies', () => {
   it('When a command carries a binary correlation id and a 4-byte reply partition, then the reply goes there with the id echoed byte for byte', async () => {
     const writer = await startTestWriter();
-    const headers = replyHeaders(writer.topics.replies, int32(2));
+    const headers = replyHeaders(writer.topics.replies, replyPartitionHeader(2));
 
     await writer.producer.send({
       topic: writer.topics.create,
@@ -54,7 +55,11 @@ describe('Writer replies', () => {
       await writer.producer.send({
         topic: writer.topics.create,
         messages: [
-          { key: command.key, value, headers: replyHeaders(writer.topics.replies, int32(0)) },
+          {
+            key: command.key,
+            value,
+            headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
+          },
         ],
       });
     }

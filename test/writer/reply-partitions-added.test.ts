@@ -1,26 +1,12 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { metric } from '../support/metrics.ts';
 import { aPlant } from '../support/plants.ts';
-import {
-  PARTITIONS,
-  replyHeaders,
-  startTestWriter,
-  type WriterHarness,
-} from '../support/writer.ts';
+import { PARTITIONS, startTestWriter, type WriterHarness } from '../support/writer.ts';
 
-async function sendAskingFor(harness: WriterHarness, partition: number) {
+/** A new plant's command, asking for its reply on `partition`. */
+function sendAskingFor(harness: WriterHarness, partition: number) {
   const plant = aPlant();
-  await harness.producer.send({
-    topic: harness.topics.create,
-    messages: [
-      {
-        key: String(plant.id),
-        value: plant.body,
-        headers: replyHeaders(harness.topics.replies, replyPartitionHeader(partition)),
-      },
-    ],
-  });
+  return harness.sendCommand(String(plant.id), plant.body, partition);
 }
 
 describe('A writer replying on a topic whose partitions were added while it ran', () => {

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import { OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant, type TestPlant } from '../support/plants.ts';
 import { serviceProcesses } from '../support/services.ts';
-import { int32, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe(
   'A writer process stopped with SIGTERM in the middle of a rebalance',
@@ -34,7 +35,7 @@ describe(
         while (load.sending) {
           const messages = Array.from({ length: 10 }, () => {
             const plant = nextPlant(++index);
-            const headers = replyHeaders(harness.topics.replies, int32(0));
+            const headers = replyHeaders(harness.topics.replies, replyPartitionHeader(0));
             sent.set(headers.kafka_correlationId.toString('hex'), plant);
             return { key: plant.id.toString(), value: plant.body, headers };
           });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { startWriter } from '../../services/writer/src/writer.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -7,7 +8,6 @@ import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant } from '../support/plants.ts';
 import {
-  int32,
   json,
   PARTITIONS,
   replyHeaders,
@@ -53,7 +53,7 @@ describe.skipIf(localServersUnavailable)(
                 partition: index % PARTITIONS,
                 key: String(plant.id),
                 value: plant.body,
-                headers: replyHeaders(harness.topics.replies, int32(0)),
+                headers: replyHeaders(harness.topics.replies, replyPartitionHeader(0)),
               },
             ],
           });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer storage', () => {
   it('When a plant is created, then it is stored once as { _id: Int64, name, tag, createdAt } without unknown fields', async () => {
@@ -43,7 +44,7 @@ describe('Writer storage', () => {
       messages: names.map((name) => ({
         key: '300',
         value: JSON.stringify({ id: 300, name }),
-        headers: replyHeaders(writer.topics.replies, int32(0)),
+        headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
       })),
     });
 

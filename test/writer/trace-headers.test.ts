@@ -1,6 +1,7 @@
 import type { IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { int32, json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 const VALID_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -21,7 +22,7 @@ describe('Writer and trace headers from other producers', () => {
       messages: garbage.map((headers, index) => ({
         key: String(100 + index),
         value: `{"id": ${String(100 + index)}, "name": "Cress"}`,
-        headers: { ...replyHeaders(writer.topics.replies, int32(0)), ...headers },
+        headers: { ...replyHeaders(writer.topics.replies, replyPartitionHeader(0)), ...headers },
       })),
     });
 

@@ -1,15 +1,10 @@
 import { ConfigResourceTypes, type IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { metric } from '../support/metrics.ts';
-import {
-  int32,
-  json,
-  replyHeaders,
-  startTestWriter,
-  type WriterHarness,
-} from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
 
 /** Sends a command whose reply cannot be delivered, then a normal one, and returns its reply. */
 async function refusedThenNormal(writer: WriterHarness, id: number, headers: IHeaders) {
@@ -33,7 +28,7 @@ async function expectCopiedToDlq(writer: WriterHarness, id: number, reason: RegE
 describe('Writer and replies that cannot be delivered', () => {
   it('When the reply topic was never created, then the plant is stored, the command is copied to the DLQ with why, counted, and the next command is answered', async () => {
     const writer = await startTestWriter();
-    const headers = replyHeaders(uniqueName('missing'), int32(0));
+    const headers = replyHeaders(uniqueName('missing'), replyPartitionHeader(0));
 
     const replies = await refusedThenNormal(writer, 41, headers);
 
@@ -86,7 +81,7 @@ describe('Writer and replies that cannot be delivered', () => {
 
   it('When a reply to a missing topic is being retried on one partition, then commands on another partition are answered before it is given up', async () => {
     const writer = await startTestWriter();
-    const missing = replyHeaders(uniqueName('missing'), int32(0));
+    const missing = replyHeaders(uniqueName('missing'), replyPartitionHeader(0));
 
     await writer.producer.send({
       topic: writer.topics.create,
@@ -103,7 +98,7 @@ describe('Writer and replies that cannot be delivered', () => {
             partition: 1,
             key: String(id),
             value: `{"id": ${String(id)}, "name": "${name}"}`,
-            headers: replyHeaders(writer.topics.replies, int32(0)),
+            headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
           },
         ],
       });
@@ -128,13 +123,13 @@ describe('Writer and replies that cannot be delivered', () => {
           partition: 0,
           key: '70',
           value: '{"id": 70, "name": "Late"}',
-          headers: replyHeaders(late, int32(0)),
+          headers: replyHeaders(late, replyPartitionHeader(0)),
         },
         {
           partition: 0,
           key: '71',
           value: '{"id": 71, "name": "Beside"}',
-          headers: replyHeaders(writer.topics.replies, int32(0)),
+          headers: replyHeaders(writer.topics.replies, replyPartitionHeader(0)),
         },
       ],
     });
@@ -164,7 +159,7 @@ describe('Writer and replies that cannot be delivered', () => {
       const replies = await refusedThenNormal(
         writer,
         48,
-        replyHeaders(replyTopic(writer), int32(0)),
+        replyHeaders(replyTopic(writer), replyPartitionHeader(0)),
       );
 
       expect(replies).toEqual([{ status: 200, plant: { name: 'Next' } }]);
@@ -191,7 +186,7 @@ describe('Writer and a dead-letter topic that refuses a copy', () => {
       ],
     });
     await admin.disconnect();
-    const headers = replyHeaders(writer.topics.replies, int32(0));
+    const headers = replyHeaders(writer.topics.replies, replyPartitionHeader(0));
 
     await writer.producer.send({
       topic: writer.topics.create,
