@@ -39,7 +39,7 @@ export async function startServices(options: ServicesOptions): Promise<Services>
   const gateways = ports.map((port, index) =>
     startGatewayProcess(ports.length === 1 ? 'gateway' : `gateway-${String(index + 1)}`, port, {
       ...options,
-      env: { ...replyPartitionOf(index, options.env), ...options.env },
+      env: { ...ownReplyPartition(index, options.env), ...options.env },
     }),
   );
   const writerEnv = { ...options.env, ...options.connections.writer };
@@ -61,7 +61,7 @@ export async function startServices(options: ServicesOptions): Promise<Services>
  * Gateway `index`'s reply partition, one each while there are partitions enough: the
  * topic's partitions are KAFKA_PARTITIONS here, where the services create it.
  */
-function replyPartitionOf(index: number, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function ownReplyPartition(index: number, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const partitions = Number(env.KAFKA_PARTITIONS ?? '3');
   return { REPLY_PARTITION: String(index % partitions) };
 }
