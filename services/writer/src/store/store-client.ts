@@ -19,10 +19,12 @@ import type { Logger } from '../../../../shared/logger.ts';
  */
 export const STORE_SOCKET_TIMEOUT_MS = 3_000;
 /**
- * A command still waiting this long has outlived its connection's socket timeout (the driver
- * closes the connection 1 ms after it): its operation is ended (`stalled-commands.ts`).
+ * A command still waiting this long from its start is taken for one whose connection timed out
+ * under it: its operation is ended (`stalled-commands.ts`). The socket timeout counts idle time
+ * only, and a large insert written under backpressure stays busy longer than that while healthy:
+ * at 3.5 s, healthy inserts of a 150,000-command backlog were ended again and again.
  */
-export const STORE_COMMAND_STALLED_MS = STORE_SOCKET_TIMEOUT_MS + 500;
+export const STORE_COMMAND_STALLED_MS = 3 * STORE_SOCKET_TIMEOUT_MS;
 /**
  * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
  * store that turns slow makes each operation hold its connection for a whole round trip, so the
