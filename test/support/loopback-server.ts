@@ -1,5 +1,6 @@
+import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { onTestFinished } from 'vitest';
 
 /** Listens on a free loopback port until the test ends; resolves to the port. */
@@ -13,5 +14,24 @@ export async function listenForTest(server: Server): Promise<number> {
         }),
       ),
   );
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * A TCP server on a free loopback port that accepts connections (each given to `accepted`) and
+ * destroys them when the test ends; resolves to the port.
+ */
+export async function tcpServerForTest(accepted: (socket: Socket) => void = () => undefined) {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    accepted(socket);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
   return (server.address() as AddressInfo).port;
 }

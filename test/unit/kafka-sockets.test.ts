@@ -1,21 +1,8 @@
 import { once } from 'node:events';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { brokerSockets } from '../../shared/kafka-sockets.ts';
-
-async function loopbackServer(): Promise<number> {
-  const accepted: Socket[] = [];
-  const server = createServer((socket) => accepted.push(socket));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  onTestFinished(() => {
-    for (const socket of accepted) socket.destroy();
-    server.close();
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { tcpServerForTest } from '../support/loopback-server.ts';
 
 async function connected(port: number): Promise<Socket> {
   const socket = connect({ host: '127.0.0.1', port });
@@ -28,7 +15,7 @@ async function connected(port: number): Promise<Socket> {
 
 describe('The sockets of a Kafka client, by broker', () => {
   it('When a broker is replaced, then each of its sockets fails with the reason and the others stay open', async () => {
-    const [first, second] = [await loopbackServer(), await loopbackServer()];
+    const [first, second] = [await tcpServerForTest(), await tcpServerForTest()];
     const sockets = brokerSockets();
     const toFirst = [await connected(first), await connected(first)];
     const toSecond = await connected(second);
@@ -45,7 +32,7 @@ describe('The sockets of a Kafka client, by broker', () => {
   });
 
   it('When a socket has closed, then replacing its broker no longer counts it', async () => {
-    const port = await loopbackServer();
+    const port = await tcpServerForTest();
     const sockets = brokerSockets();
     const socket = await connected(port);
     sockets.opened(`127.0.0.1:${String(port)}`, socket);

@@ -12,8 +12,6 @@ import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.
 import { outgoingSender } from './sending/outgoing-sender.ts';
 import { knownPlants } from './store/known-plants.ts';
 import { plantStore } from './store/plant-store.ts';
-import { stalledCommands } from './store/stalled-commands.ts';
-import { STORE_COMMAND_STALLED_MS } from './store/store-client.ts';
 import { reachOf } from './store/store-reach.ts';
 
 export interface WriterOptions {
@@ -76,9 +74,8 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     storeSilentMs: () => reach.silentForMs(),
   });
   const { db } = options;
-  const stalled = stalledCommands(db.client, STORE_COMMAND_STALLED_MS);
-  const { store, reach } = reachOf(timedStore(plantStore(db, stalled), metrics.storeDuration), () =>
-    stalled.run((signal) => db.command({ ping: 1 }, { signal })),
+  const { store, reach } = reachOf(timedStore(plantStore(db), metrics.storeDuration), () =>
+    db.command({ ping: 1 }),
   );
   let stopped: Promise<void> | undefined;
   const [sender] = await Promise.all([

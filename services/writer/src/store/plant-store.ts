@@ -1,14 +1,6 @@
-import {
-  MongoBulkWriteError,
-  type Abortable,
-  type BulkWriteOptions,
-  type Collection,
-  type Db,
-  type WriteError,
-} from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
 import type { NewPlant, Plant } from '../../../../shared/contracts/plant.ts';
 import { plantOf } from '../../../../shared/contracts/plant.ts';
-import type { StalledCommands } from './stalled-commands.ts';
 
 const DUPLICATE_KEY = 11000;
 /**
@@ -42,25 +34,12 @@ export interface PlantStore {
   findByIdAndName(keys: readonly PlantKey[]): Promise<Map<bigint, Plant>>;
 }
 
-/** Operations that no stalled command ends: for a client that does not monitor its commands. */
-const UNGUARDED: StalledCommands = { run: (operation) => operation(new AbortController().signal) };
-
-/**
- * The `db` must come from a client created with `useBigInt64: true`; `stalled` ends an operation
- * whose command outlived its connection (the writer's client is made for it, `connectStore`).
- */
-export function plantStore(db: Db, stalled: StalledCommands = UNGUARDED): PlantStore {
+/** The `db` must come from a client created with `useBigInt64: true`. */
+export function plantStore(db: Db): PlantStore {
   const plants: Collection<StoredPlant> = db.collection<StoredPlant>('plants');
   const insertChunk = async (documents: StoredPlant[]): Promise<Set<bigint>> => {
     try {
-      await stalled.run((signal) => {
-        const options: BulkWriteOptions & Abortable = {
-          ordered: false,
-          writeConcern: { w: 'majority' },
-          signal,
-        };
-        return plants.insertMany(documents, options);
-      });
+      await plants.insertMany(documents, { ordered: false, writeConcern: { w: 'majority' } });
       return new Set();
     } catch (error) {
       return idsAlreadyStored(error, documents);
@@ -87,9 +66,7 @@ export function plantStore(db: Db, stalled: StalledCommands = UNGUARDED): PlantS
     // read by `_id` equality, one find per id, and the local store indexes them").
     async findByIdAndName(keys) {
       const found = await Promise.all(
-        keys.map(({ id, name }) =>
-          stalled.run((signal) => plants.findOne({ _id: id, name }, { signal })),
-        ),
+        keys.map(({ id, name }) => plants.findOne({ _id: id, name })),
       );
       return new Map(
         found.flatMap((stored) => (stored === null ? [] : [[stored._id, plantOf(stored)]])),

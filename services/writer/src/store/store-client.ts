@@ -7,6 +7,7 @@ import {
 import { failOn } from '../../../../shared/config.ts';
 import { untrustedCertificate } from '../../../../shared/tls-errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import { failStalledWrites } from './stalled-writes.ts';
 
 /**
  * How long an operation may wait on a connection without a byte from the store before the
@@ -15,16 +16,10 @@ import type { Logger } from '../../../../shared/logger.ts';
  * connection whose path stalled waits forever, and holds its partitions. Above a round trip to a
  * slow store (2 s with 1 s added each way), and short enough that an insert retried after it is
  * still answered within the 5 s a gateway waits (with 8 s, every command on a stalled connection
- * was answered 504).
+ * was answered 504). A command still being written when it fires is failed by `stalled-writes.ts`:
+ * the driver would wait for it forever.
  */
 export const STORE_SOCKET_TIMEOUT_MS = 3_000;
-/**
- * A command still waiting this long from its start is taken for one whose connection timed out
- * under it: its operation is ended (`stalled-commands.ts`). The socket timeout counts idle time
- * only, and a large insert written under backpressure stays busy longer than that while healthy:
- * at 3.5 s, healthy inserts of a 150,000-command backlog were ended again and again.
- */
-export const STORE_COMMAND_STALLED_MS = 3 * STORE_SOCKET_TIMEOUT_MS;
 /**
  * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
  * store that turns slow makes each operation hold its connection for a whole round trip, so the
@@ -91,15 +86,15 @@ export async function connectStore(
     socketTimeoutMS: STORE_SOCKET_TIMEOUT_MS,
     minPoolSize: MIN_POOL_SIZE,
     maxConnecting: MAX_CONNECTING,
-    // The command events tell a command that outlived its connection (`stalled-commands.ts`).
-    monitorCommands: true,
   });
+  const stopFailingStalledWrites = failStalledWrites(client);
   try {
     await client.connect();
     // Signed in and allowed in: a store that refuses the settings stops the writer at start-up,
     // rather than failing every batch, unanswered, for as long as it runs.
     await client.db(database).command({ listCollections: 1, nameOnly: true });
   } catch (error) {
+    stopFailingStalledWrites();
     await client.close();
     const problem = storeRefusal(error, database);
     if (problem !== undefined) failOn([problem]);
@@ -110,6 +105,7 @@ export async function connectStore(
     client,
     async close() {
       stopWatching();
+      stopFailingStalledWrites();
       await client.close();
     },
   };
