@@ -4,6 +4,7 @@ import { httpIsReady } from '../deploy/local/readiness.ts';
 import type { ServiceConnections } from '../deploy/local/secure-stack.ts';
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import {
+  ownReplyPartition,
   startGatewayProcess,
   startWriterProcess,
   type Services,
@@ -27,15 +28,18 @@ const CHANGE_TIMEOUT_MS = 60_000;
 
 /**
  * The services under load, changed the way an operator or Kubernetes does: writers added,
- * stopped, killed or replaced, gateways replaced behind a rotation the clients read (`urls`).
- * Every step waits for what Kubernetes' readiness would: a writer in a stable group, a gateway's
- * `/readyz`.
+ * stopped, killed or replaced; gateways added, stopped, killed or replaced as the pods of a
+ * StatefulSet (each with its ordinal, which is its reply partition), behind a rotation the
+ * clients read (`urls`), as a Service's endpoints. Every step waits for what Kubernetes'
+ * readiness would: a writer in a stable group, a gateway's `/readyz`.
  */
 export function serviceFleet(started: Services, options: FleetOptions) {
   const writers: ServerProcess[] = [...started.writers];
+  /** The gateways in the rotation, with `urls` and `ordinals` at the same index. */
   const gateways: ServerProcess[] = [...started.gateways];
-  /** The gateways clients are sent to, by index: a replaced one's entry changes. */
+  /** The gateways clients are sent to: a gateway leaves before it stops, joins once ready. */
   const urls: string[] = [...started.urls];
+  const ordinals: number[] = started.gateways.map((_, index) => index);
   let processes = writers.length + gateways.length;
   const group = () => options.writerGroup(WRITER_GROUP, TOPICS.create);
   const nextName = (kind: string) => `${kind}-${String(++processes)}`;
@@ -97,6 +101,28 @@ export function serviceFleet(started: Services, options: FleetOptions) {
     return before;
   };
 
+  /** Starts gateway `ordinal` (its reply partition); it joins the rotation at `at` once ready. */
+  const startGateway = async (ordinal: number, at: number) => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${String(port)}`;
+    const gateway = startGatewayProcess(nextName('gateway'), port, {
+      ...options,
+      env: { ...ownReplyPartition(ordinal, options.env), ...options.env },
+    });
+    await waitUntilReady(gateway, () => httpIsReady(url), CHANGE_TIMEOUT_MS);
+    gateways.splice(at, 0, gateway);
+    urls.splice(at, 0, url);
+    ordinals.splice(at, 0, ordinal);
+  };
+  /** Takes the gateway at `index` out of the rotation; returns it, its URL and its ordinal. */
+  const leave = (index: number) => {
+    const [gateway] = gateways.splice(index, 1);
+    const [url = ''] = urls.splice(index, 1);
+    const [ordinal = 0] = ordinals.splice(index, 1);
+    if (gateway === undefined) throw new Error(`no gateway ${String(index)}`);
+    return { gateway, url, ordinal };
+  };
+
   return {
     urls,
     writers,
@@ -128,21 +154,39 @@ export function serviceFleet(started: Services, options: FleetOptions) {
       await startWriters(1);
       await stopWriters([writer], 'SIGTERM');
     },
+    /** Adds `count` gateways at once, the next ordinals, as a StatefulSet scaled up in parallel. */
+    async startGateways(count: number): Promise<void> {
+      const next = Math.max(-1, ...ordinals) + 1;
+      await Promise.all(
+        Array.from({ length: count }, (_, index) => startGateway(next + index, gateways.length)),
+      );
+    },
+    /** Stops the `count` highest ordinals at once (SIGTERM, each drains), as a scale-down does. */
+    async scaleDownGateways(count: number): Promise<void> {
+      const highest = ordinals.toSorted((a, b) => b - a).slice(0, count);
+      const leaving = highest.map((ordinal) => leave(ordinals.indexOf(ordinal)));
+      await Promise.all(leaving.map(({ gateway }) => gateway.stop()));
+    },
     /**
-     * A rolling update's step for a gateway: a new one starts, and once it is ready it takes the
-     * old one's place in the rotation; the old one then gets SIGTERM and drains.
+     * SIGKILLs the gateway at `index`, which leaves the rotation at once (its endpoint goes with
+     * its pod), then starts it again with the same ordinal, as its StatefulSet does; resolves
+     * with the killed one's URL once the new one is in the rotation.
+     */
+    async killGateway(index: number): Promise<string> {
+      const { gateway, url, ordinal } = leave(index);
+      await end(gateway, 'SIGKILL');
+      await startGateway(ordinal, index);
+      return url;
+    },
+    /**
+     * A rolling update's step for a gateway, as a StatefulSet makes it (no surge): the old one
+     * leaves the rotation and gets SIGTERM, answering what it has (SHUTDOWN_DRAIN_MS); once it
+     * has exited, a new one with its ordinal starts and joins the rotation when ready.
      */
     async rollGateway(index: number): Promise<void> {
-      const old = gateways[index];
-      if (old === undefined) throw new Error(`no gateway ${String(index)}`);
-      const port = await freePort();
-      const url = `http://127.0.0.1:${String(port)}`;
-      const gateway = startGatewayProcess(nextName('gateway'), port, options);
-      await waitUntilReady(gateway, () => httpIsReady(url), CHANGE_TIMEOUT_MS);
-      gateways[index] = gateway;
-      urls[index] = url;
-      // Requests routed to it just before are answered during its drain (SHUTDOWN_DRAIN_MS).
-      await old.stop();
+      const { gateway, ordinal } = leave(index);
+      await gateway.stop();
+      await startGateway(ordinal, index);
     },
   };
 }

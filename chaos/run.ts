@@ -21,7 +21,7 @@ import { clusterFacts, commandPartitioner } from './cluster.ts';
 import type { Change } from './figures.ts';
 import { serviceFleet } from './fleet.ts';
 import { reportLines } from './report.ts';
-import { INITIAL_WRITERS, runScenario } from './scenarios.ts';
+import { INITIAL_WRITERS, initialGateways, runScenario } from './scenarios.ts';
 import { chaosOptions, type ChaosOptions } from './options.ts';
 import { isGray, targetsOf } from './targets.ts';
 import { rebalanceTimeline } from './timeline.ts';
@@ -88,7 +88,7 @@ try {
       connections: connectionsOfServices,
       logDir,
       writers: INITIAL_WRITERS[scenario],
-      gateways: GRAY_GATEWAYS.length,
+      gateways: initialGateways(scenario),
       ...ownEnv,
     }),
     { env, connections: connectionsOfServices, logDir, writerGroup: facts.group, ...ownEnv },
@@ -126,11 +126,13 @@ try {
 
   const changes: Change[] = [];
   const killedPartitions = new Map<string, readonly number[]>();
+  const killedGateways = new Map<string, string>();
   await runScenario(scenario, {
     stack,
     fleet,
     facts,
     killedPartitions,
+    killedGateways,
     links,
     async change(name, act, afterMs = faultEveryMs) {
       await sleep(afterMs);
@@ -164,6 +166,7 @@ try {
     load: traffic.answers,
     changes,
     killedPartitions,
+    killedGateways,
     partitionOf,
     ...(probe === undefined
       ? {}

@@ -20,19 +20,27 @@ export interface ScenarioContext {
   links?: GrayLinks | undefined;
   /** Partitions held by the writer each change killed, by the change's name. */
   killedPartitions: Map<string, readonly number[]>;
+  /** The URL of the gateway each change killed, by the change's name. */
+  killedGateways: Map<string, string>;
 }
 
-/** How many writers each scenario starts with; two gateways in all. */
+/** How many writers each scenario starts with. */
 export const INITIAL_WRITERS: Record<Scenario, number> = {
   mixed: 3,
   scale: 1,
   rolling: 3,
   broker: 3,
   'writer-kill': 3,
+  gateways: 3,
   ...(Object.fromEntries(
     Object.keys(GRAY_STEPS).map((name) => [name, GRAY_WRITERS.length]),
   ) as Record<keyof typeof GRAY_STEPS, number>),
 };
+
+/** How many gateways a scenario starts with. */
+export function initialGateways(scenario: Scenario): number {
+  return scenario === 'gateways' ? 1 : 2;
+}
 
 /** Runs the scenario's changes. */
 export function runScenario(scenario: Scenario, context: ScenarioContext): Promise<void> {
@@ -82,6 +90,15 @@ const VISIBLE_STEPS: Record<
     await killAndRestart(stack, change, leader, 'leads the most command partitions');
     const controller = activeController(stack.kafka.logFiles);
     await killAndRestart(stack, change, controller, 'the active controller');
+  },
+
+  async gateways({ fleet, change, killedGateways }) {
+    await change('scale gateways 1 → 4', () => fleet.startGateways(3));
+    const kill = 'SIGKILL gateway 2 of 4 (started again with its ordinal)';
+    await change(kill, async () => {
+      killedGateways.set(kill, await fleet.killGateway(1));
+    });
+    await change('scale gateways 4 → 1 (SIGTERM)', () => fleet.scaleDownGateways(3));
   },
 
   async 'writer-kill'({ fleet, change, killedPartitions }) {

@@ -11,7 +11,14 @@ import { GRAY_TARGETS, type Observed } from './gray-targets.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
-export const VISIBLE_SCENARIOS = ['mixed', 'scale', 'rolling', 'broker', 'writer-kill'] as const;
+export const VISIBLE_SCENARIOS = [
+  'mixed',
+  'scale',
+  'rolling',
+  'broker',
+  'writer-kill',
+  'gateways',
+] as const;
 /** Faults a process cannot see from inside (docs/operations.md, "Gray faults"). */
 export const GRAY_SCENARIOS = [
   'store-cut-one',
@@ -43,6 +50,8 @@ export interface TargetInput {
   changes: readonly Change[];
   /** Partitions held by the writer each change killed, by the change's name (writer-kill). */
   killedPartitions?: ReadonlyMap<string, readonly number[]>;
+  /** The URL of the gateway each change killed, by the change's name (gateways). */
+  killedGateways?: ReadonlyMap<string, string>;
   /** The command partition a request's id is produced to. */
   partitionOf?: (answer: Answer) => number;
   /** What the gray scenarios' targets read besides the answers. */
@@ -106,6 +115,17 @@ export function targetsOf(input: TargetInput): Target[] {
           measured: `slowest recovery ${seconds(slowestRecovery)}`,
         },
       ];
+    case 'gateways': {
+      const { killed, elsewhere } = failedAtKilledGateways(input);
+      return [
+        {
+          target:
+            'every request answered 200 or 4009, except those in flight at a gateway when it was killed',
+          met: elsewhere === 0,
+          measured: `${String(elsewhere)} others answered 503/504/none; ${String(killed)} in flight at the killed gateway failed`,
+        },
+      ];
+    }
     case 'writer-kill': {
       const elsewhere = failedElsewhere(input, figures);
       return [
@@ -136,6 +156,27 @@ function failedElsewhere(input: TargetInput, figures: readonly ChangeFigures[]):
     }),
   );
   return input.load.filter((answer) => isOutage(answer) && !explained.has(answer)).length;
+}
+
+/**
+ * Failed requests a gateway's kill explains (sent to it before the kill, ended after it), and the
+ * others.
+ */
+function failedAtKilledGateways(input: TargetInput): { killed: number; elsewhere: number } {
+  const { killedGateways, changes, load } = input;
+  if (killedGateways === undefined)
+    throw new Error('gateways targets need the URL of each killed gateway');
+  const kills = changes.flatMap((change) => {
+    const url = killedGateways.get(change.name);
+    return url === undefined ? [] : [{ url, at: change.at }];
+  });
+  const failed = load.filter(isOutage);
+  const killed = failed.filter((answer) =>
+    kills.some(
+      ({ url, at }) => answer.url === url && answer.startedAt <= at && answer.endedAt >= at,
+    ),
+  ).length;
+  return { killed, elsewhere: failed.length - killed };
 }
 
 function seconds(ms: number): string {

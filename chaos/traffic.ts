@@ -9,7 +9,9 @@ export interface Content {
 
 export interface Answer {
   content: Content;
+  /** The gateway's index in the rotation when the request was sent, and its URL. */
   gateway: number;
+  url: string;
   phase: 'load' | 'settle';
   startedAt: number;
   endedAt: number;
@@ -91,7 +93,8 @@ export async function settle(
   await Promise.all(
     unsettled.map(async ({ content, gateway }) => {
       for (let attempt = 0; attempt < attempts; attempt++) {
-        const answer = await create(options, gateway, content, 'settle');
+        // The rotation may have shrunk since: any gateway answers for any id.
+        const answer = await create(options, gateway % options.urls.length, content, 'settle');
         retries.push(answer);
         if (isConclusive(answer)) return;
         await sleep(1_000);
@@ -118,16 +121,18 @@ async function create(
   phase: Answer['phase'],
 ): Promise<Answer> {
   const startedAt = Date.now();
+  const url = options.urls[gateway] ?? '';
   const answered = (details: Partial<Answer> & { status: number }): Answer => ({
     content,
     gateway,
+    url,
     phase,
     startedAt,
     endedAt: Date.now(),
     ...details,
   });
   try {
-    const response = await fetch(`${options.urls[gateway] ?? ''}/plants`, {
+    const response = await fetch(`${url}/plants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
       body: bodyOf(content),

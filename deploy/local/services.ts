@@ -61,7 +61,7 @@ export async function startServices(options: ServicesOptions): Promise<Services>
  * Gateway `index`'s reply partition, one each while there are partitions enough: the
  * topic's partitions are KAFKA_PARTITIONS here, where the services create it.
  */
-function ownReplyPartition(index: number, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function ownReplyPartition(index: number, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const partitions = Number(env.KAFKA_PARTITIONS ?? '3');
   return { REPLY_PARTITION: String(index % partitions) };
 }

@@ -12,13 +12,16 @@ import {
   K8S_DIR,
   kustomizationResources,
   podEnvironment,
+  podFieldsOf,
   resourceOf,
   resourcesOf,
   secretFilesOf,
   withFiles,
-  type Deployment,
+  workloadOf,
+  workloadsOf,
   type Resource,
   type SecretData,
+  type Workload,
 } from '../support/deploy-manifests.ts';
 import type { CustomKind } from '../support/deploy-validators.ts';
 import {
@@ -46,7 +49,7 @@ describe('deploy/k8s', () => {
     checks.manifests.flatMap(({ resources }) =>
       resources.filter((resource) => !(CUSTOM_KINDS as readonly string[]).includes(resource.kind)),
     );
-  const DEPLOYMENTS = ['plant-store-gateway', 'plant-store-writer'];
+  const WORKLOADS = ['plant-store-gateway', 'plant-store-writer'];
   const CLUSTER_CA = { secret: 'plant-store-cluster-ca-cert', key: 'ca.crt', readOnly: true };
   /** The Secrets Strimzi's operators make: the cluster CA and each KafkaUser's password. */
   const strimziSecrets = (): SecretData => ({
@@ -94,9 +97,7 @@ describe('deploy/k8s', () => {
       resourceOf(checks.manifests, 'Deployment', 'plant-store-writer'),
     );
     delete nameless.spec.template.spec.containers[0].name;
-    const unknownField = structuredClone(
-      resourceOf(checks.manifests, 'Deployment', 'plant-store-gateway'),
-    );
+    const unknownField = structuredClone(workloadOf(checks.manifests, 'plant-store-gateway'));
     Object.assign(unknownField.spec, { replica: 2 });
 
     const run = await kubernetesValidate(
@@ -104,7 +105,7 @@ describe('deploy/k8s', () => {
       [
         await scratchFile(checks, 'configmap-number.json', config),
         await scratchFile(checks, 'deployment-nameless.json', nameless),
-        await scratchFile(checks, 'deployment-unknown-field.json', unknownField),
+        await scratchFile(checks, 'statefulset-unknown-field.json', unknownField),
       ],
       ['1.37.0'],
     );
@@ -247,19 +248,19 @@ describe('deploy/k8s', () => {
     );
   });
 
-  it('When the PodMonitors are read, then each selects the pods of one Deployment and scrapes the port and path its Prometheus annotations name', () => {
-    const deployments = resourcesOf(checks.manifests, 'Deployment');
+  it('When the PodMonitors are read, then each selects the pods of one workload and scrapes the port and path its Prometheus annotations name', () => {
+    const workloads = workloadsOf(checks.manifests);
     const monitors = resourcesOf(checks.manifests, 'PodMonitor');
 
-    expect(monitors.map(({ metadata }) => metadata.name).toSorted()).toEqual(DEPLOYMENTS);
+    expect(monitors.map(({ metadata }) => metadata.name).toSorted()).toEqual(WORKLOADS);
     for (const monitor of monitors) {
-      const selected = deployments.filter(({ spec }) =>
+      const selected = workloads.filter(({ spec }) =>
         Object.entries(monitor.spec.selector.matchLabels).every(
           ([key, value]) => spec.template.metadata.labels[key] === value,
         ),
       );
       expect(selected.map(({ metadata }) => metadata.name)).toEqual([monitor.metadata.name]);
-      const [{ spec }] = selected as [Deployment];
+      const [{ spec }] = selected as [Workload];
       const annotations = spec.template.metadata.annotations;
       const [endpoint] = monitor.spec.podMetricsEndpoints;
       const port = spec.template.spec.containers[0].ports.find(
@@ -270,16 +271,16 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it("When the Deployments sign in to Kafka, then each names a KafkaUser of its own and reads that user's password and the cluster CA from Strimzi's Secrets, mounted read-only", () => {
+  it("When the workloads sign in to Kafka, then each names a KafkaUser of its own and reads that user's password and the cluster CA from Strimzi's Secrets, mounted read-only", () => {
     const users = resourcesOf(checks.manifests, 'KafkaUser').map(({ metadata }) => metadata.name);
 
-    const signIns = DEPLOYMENTS.map((name) => {
-      const deployment = resourceOf(checks.manifests, 'Deployment', name);
+    const signIns = WORKLOADS.map((name) => {
+      const workload = workloadOf(checks.manifests, name);
       const environment = environmentOf(
         checks.manifests,
-        deployment.spec.template.spec.containers[0],
+        workload.spec.template.spec.containers[0],
       );
-      const files = secretFilesOf(deployment);
+      const files = secretFilesOf(workload);
       return {
         user: environment.KAFKA_SASL_USERNAME ?? '',
         password: files.get(environment.KAFKA_SASL_PASSWORD_FILE ?? ''),
@@ -289,7 +290,7 @@ describe('deploy/k8s', () => {
     });
 
     expect(users).toEqual(expect.arrayContaining(signIns.map(({ user }) => user)));
-    expect(new Set(signIns.map(({ user }) => user)).size).toBe(DEPLOYMENTS.length);
+    expect(new Set(signIns.map(({ user }) => user)).size).toBe(WORKLOADS.length);
     expect(signIns).toEqual(
       signIns.map(({ user }) => ({
         user,
@@ -350,8 +351,30 @@ describe('deploy/k8s', () => {
     });
   });
 
+  it('When the gateways’ StatefulSet scales to the autoscaler’s maximum, then its pods start in parallel and each names its own reply partition, its ordinal', () => {
+    const gateways = workloadOf(checks.manifests, 'plant-store-gateway');
+    const { maxReplicas } = resourceOf(
+      checks.manifests,
+      'HorizontalPodAutoscaler',
+      'plant-store-gateway',
+    ).spec;
+
+    const partitions = Array.from({ length: maxReplicas }, (_, index) => {
+      const environment = environmentOf(
+        checks.manifests,
+        gateways.spec.template.spec.containers[0],
+        podFieldsOf(index),
+      );
+      return environment.REPLY_PARTITION;
+    });
+
+    expect(gateways.kind).toBe('StatefulSet');
+    expect(gateways.spec.podManagementPolicy).toBe('Parallel');
+    expect(partitions).toEqual(Array.from({ length: maxReplicas }, (_, index) => String(index)));
+  });
+
   const container = (name: string) =>
-    resourceOf(checks.manifests, 'Deployment', name).spec.template.spec.containers[0];
+    workloadOf(checks.manifests, name).spec.template.spec.containers[0];
 
   it("When the ConfigMap, the Secrets and the containers' env are read, then every key is a variable a service reads, or names its file", () => {
     const declared = new Set([
@@ -363,9 +386,7 @@ describe('deploy/k8s', () => {
       ...resourcesOf(checks.manifests, 'Secret').flatMap((secret) =>
         Object.keys(secret.stringData),
       ),
-      ...DEPLOYMENTS.flatMap((name) =>
-        (container(name).env ?? []).map((variable) => variable.name),
-      ),
+      ...WORKLOADS.flatMap((name) => (container(name).env ?? []).map((variable) => variable.name)),
     ];
 
     // Beside them, Node reads NODE_OPTIONS and the OpenTelemetry SDK its OTEL_* variables itself.
@@ -431,10 +452,13 @@ describe('deploy/k8s', () => {
     const fromEnvironment = (key: string) => writerEnvironment[metadata[`${key}FromEnv`] ?? ''];
     expect(scaler.spec.scaleTargetRef?.name).toBe('plant-store-writer');
     expect(scaler.spec.maxReplicaCount).toBe(writer.KAFKA_PARTITIONS);
-    // Each gateway reads a partition of the reply topic: more gateways than partitions share one.
+    // Gateway N reads reply partition N, and one past the last partition does not start.
     const gateways = resourceOf(checks.manifests, 'HorizontalPodAutoscaler', 'plant-store-gateway');
     const replies = resourceOf(checks.manifests, 'KafkaTopic', topicsOf(gateway).replies);
-    expect(gateways.spec.scaleTargetRef.name).toBe('plant-store-gateway');
+    expect(gateways.spec.scaleTargetRef).toMatchObject({
+      kind: 'StatefulSet',
+      name: 'plant-store-gateway',
+    });
     expect(gateways.spec.maxReplicas).toBeLessThanOrEqual(replies.spec.partitions);
     expect(type).toBe('kafka');
     expect({
@@ -448,10 +472,10 @@ describe('deploy/k8s', () => {
     });
 
     const ports = (name: string) => {
-      const deployment = resourceOf(checks.manifests, 'Deployment', name);
+      const workload = workloadOf(checks.manifests, name);
       return {
-        scraped: Number(deployment.spec.template.metadata.annotations['prometheus.io/port']),
-        container: deployment.spec.template.spec.containers[0].ports[0].containerPort,
+        scraped: Number(workload.spec.template.metadata.annotations['prometheus.io/port']),
+        container: workload.spec.template.spec.containers[0].ports[0].containerPort,
       };
     };
     expect(ports('plant-store-gateway')).toEqual({

@@ -120,7 +120,11 @@ export interface Container {
   env?: {
     name: string;
     value?: string;
-    valueFrom?: { configMapKeyRef?: KeyRef; secretKeyRef?: KeyRef };
+    valueFrom?: {
+      configMapKeyRef?: KeyRef;
+      secretKeyRef?: KeyRef;
+      fieldRef?: { fieldPath: string };
+    };
   }[];
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
@@ -128,8 +132,11 @@ export interface Volume {
   name: string;
   secret?: { secretName: string; items?: { key: string; path: string }[] };
 }
-export interface Deployment extends Resource {
+/** A Deployment or a StatefulSet: the pods they run are all the tests read of either. */
+export interface Workload extends Resource {
+  kind: 'Deployment' | 'StatefulSet';
   spec: {
+    podManagementPolicy?: string;
     template: {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
       spec: { containers: [Container]; volumes?: Volume[] };
@@ -189,7 +196,8 @@ export interface PrometheusRule extends Resource {
 interface Kinds {
   ConfigMap: ConfigMap;
   Secret: Secret;
-  Deployment: Deployment;
+  Deployment: Workload;
+  StatefulSet: Workload;
   KafkaTopic: KafkaTopic;
   HorizontalPodAutoscaler: HorizontalPodAutoscaler;
   KafkaUser: KafkaUser;
@@ -232,6 +240,16 @@ export function resourcesOf<Kind extends keyof Kinds>(
   );
 }
 
+export function workloadsOf(manifests: readonly ManifestFile[]): Workload[] {
+  return [...resourcesOf(manifests, 'Deployment'), ...resourcesOf(manifests, 'StatefulSet')];
+}
+
+export function workloadOf(manifests: readonly ManifestFile[], name: string): Workload {
+  const found = workloadsOf(manifests).find((workload) => workload.metadata.name === name);
+  if (found === undefined) throw new Error(`No Deployment or StatefulSet ${name} in ${K8S_DIR}`);
+  return found;
+}
+
 export function resourceOf<Kind extends keyof Kinds>(
   manifests: readonly ManifestFile[],
   kind: Kind,
@@ -242,6 +260,11 @@ export function resourceOf<Kind extends keyof Kinds>(
   return found;
 }
 
+/** A StatefulSet's pod `index` as its containers read it (`fieldRef`), by path. */
+export function podFieldsOf(index: number): Record<string, string> {
+  return { "metadata.labels['apps.kubernetes.io/pod-index']": String(index) };
+}
+
 /**
  * What a container's environment holds: the ConfigMaps and Secrets it names in `envFrom`, then
  * its `env`, which wins. A key an optional reference does not find leaves its variable unset.
@@ -249,6 +272,7 @@ export function resourceOf<Kind extends keyof Kinds>(
 export function environmentOf(
   manifests: readonly ManifestFile[],
   container: Container,
+  podFields: Record<string, string> = podFieldsOf(0),
 ): Record<string, string> {
   const environment = Object.assign(
     {},
@@ -261,9 +285,10 @@ export function environmentOf(
     }),
   ) as Record<string, string>;
   for (const { name, value, valueFrom } of container.env ?? []) {
-    const { configMapKeyRef, secretKeyRef } = valueFrom ?? {};
+    const { configMapKeyRef, secretKeyRef, fieldRef } = valueFrom ?? {};
     const found =
       value ??
+      (fieldRef === undefined ? undefined : podFields[fieldRef.fieldPath]) ??
       (configMapKeyRef === undefined
         ? undefined
         : resourceOf(manifests, 'ConfigMap', configMapKeyRef.name).data[configMapKeyRef.key]) ??
@@ -285,17 +310,17 @@ export interface SecretFile {
 }
 
 /**
- * The files a Deployment's container sees from Secrets, by path. Each Secret volume must list its
+ * The files a workload's container sees from Secrets, by path. Each Secret volume must list its
  * items: the kubelet then refuses to start the pod when one of those keys is missing.
  */
-export function secretFilesOf(deployment: Deployment): Map<string, SecretFile> {
-  const { containers, volumes = [] } = deployment.spec.template.spec;
+export function secretFilesOf(workload: Workload): Map<string, SecretFile> {
+  const { containers, volumes = [] } = workload.spec.template.spec;
   const files = new Map<string, SecretFile>();
   for (const mount of containers[0].volumeMounts ?? []) {
     const secret = volumes.find((volume) => volume.name === mount.name)?.secret;
     if (secret === undefined) continue;
     if (secret.items === undefined)
-      throw new Error(`${deployment.metadata.name}: volume ${mount.name} lists no items`);
+      throw new Error(`${workload.metadata.name}: volume ${mount.name} lists no items`);
     for (const { key, path } of secret.items) {
       files.set(posix.join(mount.mountPath, path), {
         secret: secret.secretName,
@@ -311,7 +336,7 @@ export function secretFilesOf(deployment: Deployment): Map<string, SecretFile> {
 export type SecretData = Record<string, Record<string, string>>;
 
 /**
- * The environment a Deployment's container starts with, each Secret it mounts written out as the
+ * The environment a workload's first pod's container starts with, each Secret it mounts written out as the
  * pod would see it, from deploy/k8s or `made` (see `withFiles`).
  */
 export async function podEnvironment(
@@ -320,8 +345,8 @@ export async function podEnvironment(
   made: SecretData,
   dir: string,
 ): Promise<Record<string, string>> {
-  const deployment = resourceOf(manifests, 'Deployment', name);
-  const files = [...secretFilesOf(deployment)].map(([path, { secret, key }]) => {
+  const workload = workloadOf(manifests, name);
+  const files = [...secretFilesOf(workload)].map(([path, { secret, key }]) => {
     const data =
       made[secret] ??
       resourcesOf(manifests, 'Secret').find((each) => each.metadata.name === secret)?.stringData;
@@ -329,7 +354,7 @@ export async function podEnvironment(
     if (content === undefined) throw new Error(`${name}: no key ${key} in Secret ${secret}`);
     return [path, content] as const;
   });
-  const environment = environmentOf(manifests, deployment.spec.template.spec.containers[0]);
+  const environment = environmentOf(manifests, workload.spec.template.spec.containers[0]);
   return withFiles(environment, Object.fromEntries(files), join(dir, name));
 }
 

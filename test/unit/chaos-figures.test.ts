@@ -119,6 +119,29 @@ describe('Chaos targets', () => {
   });
 });
 
+describe('Chaos targets of the gateways scenario', () => {
+  const kill = change('SIGKILL gateway 2 of 4', 1_000);
+  const killedGateways = new Map([[kill.name, 'http://127.0.0.1:4002']]);
+  const input = { scenario: 'gateways' as const, changes: [kill], killedGateways };
+  const atKilled = { url: 'http://127.0.0.1:4002', status: 0, failure: 'other side closed' };
+
+  it('When only requests in flight at the killed gateway failed, then the target is met', () => {
+    const load = [answer(900, 1_001, atKilled), answer(1_100, 1_150)];
+    expect(targetsOf({ ...input, load })[0]).toMatchObject({
+      met: true,
+      measured: '0 others answered 503/504/none; 1 in flight at the killed gateway failed',
+    });
+  });
+
+  it('When a request failed at another gateway, or at the killed one but not in flight at the kill, then the target is missed', () => {
+    const elsewhere = answer(900, 1_001, { ...atKilled, url: 'http://127.0.0.1:4001' });
+    const later = answer(1_200, 1_300, atKilled);
+    const timedOutLater = answer(2_000, 7_000, timedOut);
+    for (const failed of [elsewhere, later, timedOutLater])
+      expect(targetsOf({ ...input, load: [failed] })[0]?.met).toBe(false);
+  });
+});
+
 describe("Chaos' reading of Kafka logs", () => {
   it("When nodes' logs tell of rebalances and controller elections, then the group's events come in time order and the last controller is found", async () => {
     const dir = await temporaryDirectory();

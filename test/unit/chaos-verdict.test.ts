@@ -6,7 +6,17 @@ const fern: Content = { id: 1n, name: 'Fern', tag: 'green' };
 const other: Content = { id: 1n, name: 'Other' };
 
 function answer(content: Content, details: Partial<Answer>): Answer {
-  return { content, gateway: 0, phase: 'load', startedAt: 0, endedAt: 1, status: 200, ...details };
+  const url = 'http://127.0.0.1:3000';
+  return {
+    content,
+    gateway: 0,
+    url,
+    phase: 'load',
+    startedAt: 0,
+    endedAt: 1,
+    status: 200,
+    ...details,
+  };
 }
 
 const ok = (content: Content) =>

@@ -81,7 +81,7 @@ describe('npm run chaos flags', () => {
 
   it('When a flag is wrong, then the error names it and what it takes', () => {
     expect(() => chaosOptions(['--scenario', 'meteor'])).toThrow(
-      '--scenario takes mixed, scale, rolling, broker, writer-kill, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
+      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
     );
     expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
       '--scenario broker kills one broker of three: run it with --brokers 3',
