@@ -1,7 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { diag, DiagLogLevel, trace, type DiagLogFunction } from '@opentelemetry/api';
-import { configOrExit, ConfigError } from './config.ts';
+import { configOrExit } from './config.ts';
 import type { Logger } from './logger.ts';
+import {
+  tracesProtocol,
+  tracesSampler,
+  tracingEndpoint,
+  type SamplerChoice,
+} from './tracing-config.ts';
 
 export interface Tracing {
   /** Exports the spans still buffered (on SIGTERM, before exiting). */
@@ -16,19 +22,32 @@ const SHUTDOWN_EXPORT_MS = 3_000;
 /**
  * For entry points: starts the OpenTelemetry trace SDK when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set and `OTEL_SDK_DISABLED` is not `true`, exporting
- * spans in batches over OTLP/HTTP with JSON bodies. The exporter reads its other `OTEL_EXPORTER_OTLP_*`
- * variables (headers, timeout, certificates) itself; `OTEL_SERVICE_NAME` and
- * `OTEL_RESOURCE_ATTRIBUTES` override the resource. Otherwise none of the SDK is even loaded.
+ * spans in batches over OTLP/HTTP, with protobuf or JSON bodies (`OTEL_EXPORTER_OTLP_PROTOCOL`),
+ * sampled as `OTEL_TRACES_SAMPLER` says (`tracing-config.ts`). The exporter reads its other
+ * `OTEL_EXPORTER_OTLP_*` variables (headers, timeout, certificates) itself; `OTEL_SERVICE_NAME`
+ * and `OTEL_RESOURCE_ATTRIBUTES` override the resource. Otherwise none of the SDK is even loaded.
  */
 export async function startTracing(serviceName: string, logger: Logger): Promise<Tracing> {
-  const endpoint = configOrExit(() => tracingEndpoint(process.env));
-  if (endpoint === undefined) return OFF;
-  const [{ BatchSpanProcessor, TracerProvider }, { OTLPTraceExporter }, resources] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-    ]);
+  const settings = configOrExit(() => {
+    const endpoint = tracingEndpoint(process.env);
+    return endpoint === undefined
+      ? undefined
+      : {
+          endpoint,
+          sampler: tracesSampler(process.env),
+          protocol: tracesProtocol(process.env),
+        };
+  });
+  if (settings === undefined) return OFF;
+  const { endpoint, sampler, protocol } = settings;
+  const [sdk, { OTLPTraceExporter }, resources] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
+    import('@opentelemetry/resources'),
+  ]);
+  const { BatchSpanProcessor, TracerProvider } = sdk;
   diag.setLogger(
     {
       error: logged(logger, 'error'),
@@ -48,10 +67,11 @@ export async function startTracing(serviceName: string, logger: Logger): Promise
           detectors: [resources.resourceAttributesEnvDetector, resources.serviceNameEnvDetector],
         }),
       ),
+    sampler: samplerOf(sampler, sdk),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],
   });
   trace.setGlobalTracerProvider(provider);
-  logger.info({ endpoint: endpoint.origin }, 'exporting traces over OTLP/HTTP');
+  logger.info({ endpoint: endpoint.origin, protocol, sampler }, 'exporting traces over OTLP/HTTP');
   return {
     // A collector that cannot take the last spans must neither fail nor hold up a clean stop.
     async shutdown() {
@@ -69,20 +89,18 @@ export async function startTracing(serviceName: string, logger: Logger): Promise
   };
 }
 
-/** Where spans go, or undefined when the SDK stays off; a URL that is not one is refused. */
-export function tracingEndpoint(env: NodeJS.ProcessEnv): URL | undefined {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
-    const value = env[name]?.trim();
-    if (value === undefined || value === '') continue;
-    if (!/^https?:\/\//.test(value) || !URL.canParse(value)) {
-      throw new ConfigError(
-        `Invalid configuration: ${name} must be an http(s) URL (got "${value}")`,
-      );
-    }
-    return new URL(value);
-  }
-  return undefined;
+/** The SDK's sampler for `choice`: a ratio of 1 or 0 is the SDK's always-on or always-off one. */
+function samplerOf(
+  { parentBased, ratio }: SamplerChoice,
+  sdk: typeof import('@opentelemetry/sdk-trace'),
+): import('@opentelemetry/sdk-trace').Sampler {
+  const root =
+    ratio === 1
+      ? new sdk.AlwaysOnSampler()
+      : ratio === 0
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(ratio);
+  return parentBased ? new sdk.ParentBasedSampler({ root }) : root;
 }
 
 /** The SDK's own complaints (an unreachable collector, a refused export) as log lines. */

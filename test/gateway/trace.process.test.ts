@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { GATEWAY_MAIN } from '../../deploy/local/node-service.ts';
 import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
 import type { ServerProcess } from '../../deploy/local/server-process.ts';
+import { runEntryPoint } from '../support/entry-point.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { serviceProcesses } from '../support/services.ts';
@@ -121,5 +123,70 @@ describe('Traces exported by a gateway and a writer process', () => {
     );
 
     expect(receiver.bodies.join('\n')).not.toContain(TOKEN);
+    // The specification's default protocol.
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/x-protobuf']));
   });
+
+  it('When the gateway exports JSON and samples parent-based, always off, then a request whose caller sampled its trace is traced, and one without a parent is not', async () => {
+    const receiver = await startOtlpReceiver();
+    const harness = await startTestWriter();
+    const { process: gateway, url } = await serviceProcesses(harness).startGateway('gateway', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+    });
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const create = (id: number, headers: Record<string, string>) =>
+      fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          ...headers,
+        },
+        body: `{"id": ${String(id)}, "name": "Tansy"}`,
+      });
+
+    const [sampled, unsampled] = await Promise.all([
+      create(21, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` }),
+      create(22, {}),
+    ]);
+    await gateway.stop();
+
+    expect([sampled.status, unsampled.status]).toEqual([200, 200]);
+    expect(receiver.spans.length).toBeGreaterThan(0);
+    expect(new Set(receiver.spans.map(({ traceId }) => traceId))).toEqual(new Set([callerTrace]));
+    expect(only(receiver.spans, (span) => span.name === 'POST /plants').parentSpanId).toBe(
+      '00f067aa0ba902b7',
+    );
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
+  });
+
+  it.for([
+    ['OTEL_TRACES_SAMPLER', 'probabilistic', 'OTEL_TRACES_SAMPLER must be one of'],
+    ['OTEL_TRACES_SAMPLER_ARG', '2', 'OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1'],
+    [
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'grpc',
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json',
+    ],
+  ] as const)(
+    'When %s is %s, then the gateway stops at start-up naming it',
+    async ([name, value, message]) => {
+      const env = {
+        ...process.env,
+        AUTH_TOKENS: TOKEN,
+        PORT: '0',
+        KAFKA_BROKERS: inject('kafkaBrokers'),
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        [name]: value,
+      };
+
+      const exit = await runEntryPoint(GATEWAY_MAIN, [], env);
+
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toContain(`Invalid configuration: ${message}`);
+    },
+  );
 });

@@ -1,22 +1,18 @@
 import { randomInt } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Principal } from '../../deploy/local/kafka-acls.ts';
-import { SERVICE_NODE_FLAGS } from '../../deploy/local/node-service.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
 import { readEnvFile } from '../../deploy/local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '../../shared/config.ts';
 import type { KafkaConnection } from '../../shared/kafka-connection.ts';
 import type { SecuredStackContext } from '../secured/global-setup.ts';
+import { runEntryPoint, type EntryPointExit } from './entry-point.ts';
 import { securedStackUnavailable } from './local-servers.ts';
 import { aPlant, type TestPlant } from './plants.ts';
 
-const run = promisify(execFile);
 const provided = inject('securedStack');
 
 /** Why the secured tests cannot run here, or null. */
@@ -150,7 +146,7 @@ export async function runAs(
   script: string,
   args: readonly string[],
   overrides: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<EntryPointExit> {
   const env = {
     ...process.env,
     ...(await principalEnv(principal)),
@@ -159,21 +155,7 @@ export async function runAs(
     METRICS_PORT: '0',
     ...overrides,
   };
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [...SERVICE_NODE_FLAGS, join(projectRoot, script), ...args],
-      { env, timeout: 20_000 },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const { code, stdout, stderr } = error as {
-      code: number | null;
-      stdout: string;
-      stderr: string;
-    };
-    return { code, stdout, stderr };
-  }
+  return runEntryPoint(script, args, env);
 }
 
 /** What a server process wrote to its log so far. */

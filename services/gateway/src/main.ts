@@ -10,9 +10,10 @@ import { gatewaySettingsOf, readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 
 const config = configOrExit(() => readGatewayConfig());
-await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('gateway', config.LOG_LEVEL);
+// Before anything is reached: a mistake in the tracing variables is a configuration error too.
 const tracing = await startTracing('plant-store-gateway', logger);
+await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const gateway = await startGateway(gatewaySettingsOf(config), {
   kafka: kafkaClient('plant-store-gateway', config.kafka, logger),
   logger,

@@ -12,9 +12,10 @@ import { connectStore, storeErrorIsRetriable } from './store/store-client.ts';
 import { startWriter } from './writer.ts';
 
 const config = configOrExit(() => readWriterConfig());
-await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const logger = createLogger('writer', config.LOG_LEVEL);
+// Before anything is reached: a mistake in the tracing variables is a configuration error too.
 const tracing = await startTracing('plant-store-writer', logger);
+await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
 const kafka = kafkaClient('plant-store-writer', config.kafka, logger);
 const startUp = startUpWithin(config.STARTUP_TIMEOUT_MS, logger);
 
