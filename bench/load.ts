@@ -1,5 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { build as histogram } from 'hdr-histogram-js';
+import { elapsed } from '../deploy/local/progress-line.ts';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -35,6 +37,56 @@ interface Run {
   latencies: number[];
 }
 
+/** How a load is going, once a second while it runs. */
+export interface LoadTick {
+  elapsedMs: number;
+  /** Requests answered in the second just ended, 2xx or not. */
+  lastSecond: number;
+  /** Requests answered other than 2xx, or not answered, so far. */
+  failed: number;
+  /** Of the 2xx answers so far, in ms. */
+  p99Ms: number;
+}
+
+/** A tick as the progress line shows it: the phase, how far along, and how it is going. */
+export function tickLine(phase: string, totalSeconds: number, tick: LoadTick): string {
+  return `  ${phase}: ${elapsed(tick.elapsedMs)} of ${String(totalSeconds)} s, ${String(tick.lastSecond)} req/s, p99 so far ${tick.p99Ms.toFixed(1)} ms, ${String(tick.failed)} failed`;
+}
+
+/** What the load worker posts: a tick each second, then the result. */
+type WorkerMessage = { tick: LoadTick } | { result: LoadResult };
+
+/** Counts the answers of a load as they come, for its ticks. */
+function tickCounter() {
+  const startedAt = Date.now();
+  // Microseconds, 3 significant digits: p99 to within 0.1 %.
+  const latencies = histogram({ numberOfSignificantValueDigits: 3 });
+  let answered = 0;
+  let failed = 0;
+  let answeredBefore = 0;
+  return {
+    answer(statusCode: number, responseTimeMs: number) {
+      answered++;
+      if (statusCode >= 200 && statusCode < 300)
+        latencies.recordValue(Math.max(1, Math.round(responseTimeMs * 1_000)));
+      else failed++;
+    },
+    error() {
+      failed++;
+    },
+    tick(): LoadTick {
+      const lastSecond = answered - answeredBefore;
+      answeredBefore = answered;
+      return {
+        elapsedMs: Date.now() - startedAt,
+        lastSecond,
+        failed,
+        p99Ms: latencies.totalCount === 0 ? 0 : latencies.getValueAtPercentile(99) / 1_000,
+      };
+    },
+  };
+}
+
 /** The creates a load answered 2xx. */
 export function createsAnswered(load: LoadResult): number {
   return load.requests - load.non2xx;
@@ -44,11 +96,15 @@ export function createsAnswered(load: LoadResult): number {
  * POST /plants under autocannon, each request with an id never used before, in a worker thread of
  * its own, so that every load starts from a fresh heap whatever ran before it in the benchmark.
  */
-export function loadPlants(options: LoadOptions): Promise<LoadResult> {
+export function loadPlants(
+  options: LoadOptions,
+  onTick: (tick: LoadTick) => void = () => undefined,
+): Promise<LoadResult> {
   const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: options });
   return new Promise((resolve, reject) => {
-    worker.once('message', (result: LoadResult) => {
-      resolve(result);
+    worker.on('message', (message: WorkerMessage) => {
+      if ('tick' in message) onTick(message.tick);
+      else resolve(message.result);
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {
@@ -57,8 +113,26 @@ export function loadPlants(options: LoadOptions): Promise<LoadResult> {
   });
 }
 
-/** `loadPlants` in the calling thread. */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+/** `loadPlants` in the calling thread, calling `onTick` every second while it runs. */
+export async function runLoad(
+  options: LoadOptions,
+  onTick: (tick: LoadTick) => void = () => undefined,
+): Promise<LoadResult> {
+  const counter = tickCounter();
+  const ticks = setInterval(() => {
+    onTick(counter.tick());
+  }, 1_000);
+  try {
+    return await runEachGateway(options, counter);
+  } finally {
+    clearInterval(ticks);
+  }
+}
+
+async function runEachGateway(
+  options: LoadOptions,
+  counter: ReturnType<typeof tickCounter>,
+): Promise<LoadResult> {
   let nextId = options.firstId;
   const { retryOf } = options;
   const nextBody = () => {
@@ -72,22 +146,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     Math.floor(total / options.urls.length) + (index < total % options.urls.length ? 1 : 0);
   const runs = await Promise.all(
     options.urls.map((url, index) =>
-      runAutocannon({
-        url: `${url}/plants`,
-        connections: share(options.connections, index),
-        ...(options.amount === undefined
-          ? { duration: options.duration ?? 10 }
-          : { amount: share(options.amount, index) }),
-        ...(options.overallRate === undefined
-          ? {}
-          : { overallRate: share(options.overallRate, index) }),
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${options.token}`,
-          'content-type': 'application/json',
+      runAutocannon(
+        {
+          url: `${url}/plants`,
+          connections: share(options.connections, index),
+          ...(options.amount === undefined
+            ? { duration: options.duration ?? 10 }
+            : { amount: share(options.amount, index) }),
+          ...(options.overallRate === undefined
+            ? {}
+            : { overallRate: share(options.overallRate, index) }),
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${options.token}`,
+            'content-type': 'application/json',
+          },
+          requests: [{ setupRequest: (request) => ({ ...request, body: nextBody() }) }],
         },
-        requests: [{ setupRequest: (request) => ({ ...request, body: nextBody() }) }],
-      }),
+        counter,
+      ),
     ),
   );
   const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
@@ -113,8 +190,11 @@ export function plantBody(id: bigint): string {
   return `{"id":${id},"name":"Plant ${id}","tag":"bench"}`;
 }
 
-/** One autocannon instance, keeping the exact time of every 2xx answer. */
-function runAutocannon(options: autocannon.Options): Promise<Run> {
+/** One autocannon instance, keeping the exact time of every 2xx answer; `counter` sees each. */
+function runAutocannon(
+  options: autocannon.Options,
+  counter: ReturnType<typeof tickCounter>,
+): Promise<Run> {
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (error: unknown, result) => {
@@ -122,7 +202,11 @@ function runAutocannon(options: autocannon.Options): Promise<Run> {
       else resolve({ result, latencies });
     });
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      counter.answer(statusCode, responseTime);
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+    instance.on('reqError', () => {
+      counter.error();
     });
   });
 }

@@ -3,7 +3,7 @@ import type { BenchRun } from './bench-run.ts';
 import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
 import { profilesIn } from './cpu-profile.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
-import { createsAnswered, loadPlants, type LoadResult } from './load.ts';
+import { createsAnswered, loadPlants, tickLine, type LoadResult, type LoadTick } from './load.ts';
 import type { Variant } from './options.ts';
 import { sampleMachine, sampleProcesses } from './process-stats.ts';
 import { fetchedBetween, replyFetchesOf } from './reply-fetches.ts';
@@ -69,15 +69,16 @@ async function measureStarted(
   const { options, stack, token } = run;
   const { connections, duration, warmup, sequential } = options;
   const firstId = run.ids.firstId(variant, round, retrying?.run);
+  const show = (phase: string, seconds: number) => (tick: LoadTick) => {
+    run.progress.update(tickLine(`${variant} ${phase}`, seconds, tick));
+  };
   // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
   if (warmup > 0) {
-    await loadPlants({
-      urls,
-      token,
-      connections,
-      duration: warmup,
-      firstId: firstId + LOAD_OFFSET.warmup,
-    });
+    await loadPlants(
+      { urls, token, connections, duration: warmup, firstId: firstId + LOAD_OFFSET.warmup },
+      show('warm-up', warmup),
+    );
+    run.progress.end();
   }
   const { backend } = stack.mongo;
   const store = variant === 'ceiling' ? [] : [stack.mongo.process];
@@ -94,14 +95,17 @@ async function measureStarted(
   const fetchesBefore = variant === 'e2e' ? await replyFetchesOf(urls) : null;
   const machineSampler = sampleMachine();
   const [load, retries] = await Promise.all([
-    loadPlants({
-      urls,
-      token,
-      connections,
-      duration,
-      firstId,
-      ...(retrying?.overallRate === undefined ? {} : { overallRate: retrying.overallRate }),
-    }),
+    loadPlants(
+      {
+        urls,
+        token,
+        connections,
+        duration,
+        firstId,
+        ...(retrying?.overallRate === undefined ? {} : { overallRate: retrying.overallRate }),
+      },
+      show('measured', duration),
+    ),
     retrying === undefined
       ? null
       : loadPlants({
@@ -113,6 +117,7 @@ async function measureStarted(
           retryOf: retrying.retryOf,
         }),
   ]);
+  run.progress.end();
   const usage = sampler.stop();
   const machine = machineSampler.stop();
   const replyFetches =

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { stateRoot } from '../deploy/local/paths.ts';
+import { progressLine } from '../deploy/local/progress-line.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import type { BenchRun } from './bench-run.ts';
@@ -49,6 +50,7 @@ try {
     logDir: join(dir, 'logs'),
     token: `bench-${randomBytes(12).toString('base64url')}`,
     ids: idRanges(options.idsBeyond2To53),
+    progress: progressLine(),
   };
   await prepareVariants(run);
   const results = await compareVariants(run);

@@ -1,12 +1,12 @@
 import type { ServerProcess } from '../deploy/local/server-process.ts';
 import type { BenchRun } from './bench-run.ts';
-import { loadPlants, type LoadResult } from './load.ts';
+import { loadPlants, tickLine, type LoadResult } from './load.ts';
 import { rssKiB, toMiB } from './process-stats.ts';
 import type { SoakResult } from './report.ts';
 
 /** The e2e services under 80 % of their measured peak for --soak seconds: does their RSS grow? */
 export async function soakAt80Percent(
-  { options, token }: BenchRun,
+  { options, token, progress }: BenchRun,
   urls: readonly string[],
   services: readonly ServerProcess[],
   peak: LoadResult,
@@ -21,14 +21,13 @@ export async function soakAt80Percent(
   const sampler = setInterval(() => {
     samples.push({ second: Math.round((Date.now() - startedAt) / 1000), rssMiB: rssMiB() });
   }, 10_000);
-  const load = await loadPlants({
-    urls,
-    token,
-    connections,
-    duration: soakSeconds,
-    overallRate: rate,
-    firstId,
-  });
+  const load = await loadPlants(
+    { urls, token, connections, duration: soakSeconds, overallRate: rate, firstId },
+    (tick) => {
+      progress.update(tickLine('soak', soakSeconds, tick));
+    },
+  );
+  progress.end();
   clearInterval(sampler);
   samples.push({ second: soakSeconds, rssMiB: rssMiB() });
   return {

@@ -17,6 +17,7 @@ import { serviceConnections } from '../deploy/local/secure-stack.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
+import { progressLine } from '../deploy/local/progress-line.ts';
 import { clusterFacts, commandPartitioner } from './cluster.ts';
 import type { Change } from './figures.ts';
 import { serviceFleet } from './fleet.ts';
@@ -30,6 +31,7 @@ import { runEachGrayScenario } from './gray-run.ts';
 import { readinessChanges } from './gray-figures.ts';
 import { GRAY_GATEWAYS, GRAY_WRITERS } from './gray-scenarios.ts';
 import { startProbe } from './probe.ts';
+import { showChaosProgress } from './progress.ts';
 import { startGrayStack } from './process-links.ts';
 import { serviceLogLines } from './service-logs.ts';
 import { isOutage, verdict, type StoredPlant } from './verdict.ts';
@@ -125,6 +127,11 @@ try {
   );
 
   const changes: Change[] = [];
+  const progress = progressLine();
+  const stopProgress = showChaosProgress(progress, traffic.answers, {
+    startedAt: loadStartedAt,
+    phase: () => `${scenario}, after "${changes.at(-1)?.name ?? 'the load started'}"`,
+  });
   const killedPartitions = new Map<string, readonly number[]>();
   const killedGateways = new Map<string, string>();
   await runScenario(scenario, {
@@ -137,17 +144,18 @@ try {
     async change(name, act, afterMs = faultEveryMs) {
       await sleep(afterMs);
       const at = Date.now();
-      console.log(`chaos: +${((at - loadStartedAt) / 1_000).toFixed(1)} s ${name}`);
+      progress.log(`chaos: +${((at - loadStartedAt) / 1_000).toFixed(1)} s ${name}`);
       await act();
       changes.push({ name, at, doneAt: Date.now() });
     },
   });
   await sleep(gray ? AFTER_HEAL_MS : faultEveryMs);
   while (traffic.answers.length < minCreates) {
-    console.log(`chaos: ${String(traffic.answers.length)} creates so far…`);
+    progress.log(`chaos: ${String(traffic.answers.length)} creates so far…`);
     await sleep(5_000);
   }
   await traffic.stop();
+  stopProgress();
   const loadEndedAt = Date.now();
   const loadSeconds = (loadEndedAt - loadStartedAt) / 1_000;
   await probe?.stop();

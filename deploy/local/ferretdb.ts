@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { mongoUri, pingMongo } from './mongo-ping.ts';
 import { LOOPBACK } from './ports.ts';
 import { provisionOnce } from './provision-cache.ts';
-import { runLogged } from './run-logged.ts';
+import { GO_PACKAGES_COMPILED, runLogged } from './run-logged.ts';
 import { startServerProcess } from './server-process.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { waitUntilReady } from './wait-until-ready.ts';
@@ -25,6 +25,7 @@ export async function provisionFerretDb(cache: string, logFile: string): Promise
       {
         cwd: dir,
         logFile,
+        progress: { step: `downloading FerretDB ${FERRETDB_VERSION}'s source` },
       },
     );
     const moduleDir = (JSON.parse(download) as { Dir: string }).Dir;
@@ -32,10 +33,19 @@ export async function provisionFerretDb(cache: string, logFile: string): Promise
     await cp(moduleDir, source, { recursive: true });
     await makeWritable(source);
     await writeFile(join(source, 'build', 'version', 'version.txt'), FERRETDB_VERSION);
-    await runLogged('go', ['build', '-trimpath', '-o', join(dir, 'ferretdb'), './cmd/ferretdb'], {
-      cwd: source,
-      logFile,
-    });
+    // `-v` names each package as it is compiled: the progress line counts them.
+    await runLogged(
+      'go',
+      ['build', '-v', '-trimpath', '-o', join(dir, 'ferretdb'), './cmd/ferretdb'],
+      {
+        cwd: source,
+        logFile,
+        progress: {
+          step: `building FerretDB ${FERRETDB_VERSION} (Go: a few minutes the first time)`,
+          counts: GO_PACKAGES_COMPILED,
+        },
+      },
+    );
     await rm(source, { recursive: true, force: true });
   });
   return join(home, 'ferretdb');

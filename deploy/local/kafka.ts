@@ -28,14 +28,21 @@ export async function provisionKafka(cache: string, logFile: string): Promise<st
     await runLogged(
       'mvn',
       [
-        '-q',
+        // Not quiet: Maven names each file it downloads, which the progress line counts.
         '-B',
         `-Dkafka.version=${KAFKA_VERSION}`,
         'dependency:copy-dependencies',
         '-DoutputDirectory=libs',
         '-DincludeScope=runtime',
       ],
-      { cwd: dir, logFile },
+      {
+        cwd: dir,
+        logFile,
+        progress: {
+          step: `downloading Kafka ${KAFKA_VERSION}'s jars (Maven: a minute or more the first time)`,
+          counts: { line: /^\[INFO\] Downloaded from /, done: 'files downloaded' },
+        },
+      },
     );
   });
   return join(home, 'libs');

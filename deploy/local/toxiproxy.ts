@@ -2,7 +2,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertPortFree, freePort, LOOPBACK } from './ports.ts';
 import { isProvisioned, provisionOnce } from './provision-cache.ts';
-import { runLogged } from './run-logged.ts';
+import { GO_PACKAGES_COMPILED, runLogged } from './run-logged.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { toxiproxyClient, type ToxiproxyClient } from './toxiproxy-client.ts';
 import { findOnPath, GO, MissingToolError } from './tools.ts';
@@ -30,11 +30,17 @@ export async function provisionToxiproxy(cache: string, logFile: string): Promis
       'go',
       [
         'install',
+        '-v',
         '-trimpath',
         `-ldflags=-X ${MODULE}.Version=${TOXIPROXY_VERSION}`,
         `${MODULE}/cmd/server@${TOXIPROXY_VERSION}`,
       ],
-      { cwd: dir, logFile, env: { ...process.env, GOBIN: dir } },
+      {
+        cwd: dir,
+        logFile,
+        env: { ...process.env, GOBIN: dir },
+        progress: { step: `building toxiproxy ${TOXIPROXY_VERSION}`, counts: GO_PACKAGES_COMPILED },
+      },
     );
     // Named as its release binaries are: `server` says nothing in a process list.
     await rename(join(dir, 'server'), join(dir, 'toxiproxy-server'));

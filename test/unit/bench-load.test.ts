@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadPlants } from '../../bench/load.ts';
+import { loadPlants, tickLine, type LoadTick } from '../../bench/load.ts';
 
 /** An HTTP server answering POST /plants with 200, or 400 for every id `refused` picks. */
 async function plantServer(refused: (id: bigint) => boolean = () => false) {
@@ -66,5 +66,32 @@ describe('loadPlants', () => {
 
     expect(ids).toHaveLength(50);
     expect(ids.every((id) => id >= 1_000n && id < 1_005n)).toBe(true);
+  });
+
+  it('When it runs for seconds, then it tells each second how it goes: answers in that second, failures and p99 so far', async () => {
+    const { url } = await plantServer((id) => id % 10n === 0n);
+    const ticks: LoadTick[] = [];
+
+    const result = await loadPlants(
+      { urls: [url], token: 't', connections: 2, duration: 2, firstId: 1n },
+      (tick) => ticks.push(tick),
+    );
+
+    expect(ticks.length).toBeGreaterThanOrEqual(1);
+    const [first] = ticks as [LoadTick];
+    expect(first.elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(first.lastSecond).toBeGreaterThan(0);
+    expect(first.failed).toBeGreaterThan(0);
+    expect(first.failed).toBeLessThanOrEqual(result.non2xx);
+    expect(first.p99Ms).toBeGreaterThan(0);
+    expect(first.p99Ms).toBeLessThan(1_000);
+    expect(
+      tickLine('e2e measured', 35, {
+        elapsedMs: 12_400,
+        lastSecond: 1_234,
+        failed: 2,
+        p99Ms: 23.46,
+      }),
+    ).toBe('  e2e measured: 12 s of 35 s, 1234 req/s, p99 so far 23.5 ms, 2 failed');
   });
 });
