@@ -1,5 +1,6 @@
 import type { ProgressLine } from '../deploy/local/progress-line.ts';
 import type { LocalStack } from '../deploy/local/stack.ts';
+import type { Calibration } from './calibration.ts';
 import type { IdRanges } from './id-ranges.ts';
 import type { BenchOptions } from './options.ts';
 
@@ -15,6 +16,8 @@ export interface BenchRun {
   /** The one bearer token the services accept. */
   token: string;
   ids: IdRanges;
+  /** How fast the machine measured before the run began. */
+  calibration: Calibration;
   /** How the load under way is going, a line rewritten each second (a plain line every 5 s in a log). */
   progress: ProgressLine;
 }

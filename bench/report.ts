@@ -3,6 +3,7 @@ import type { ProfileSummary } from './cpu-profile.ts';
 import type { MachineUsage, ProcessUsage } from './process-stats.ts';
 import type { ReplyFetches } from './reply-fetches.ts';
 import { summarize, targetsOf, times, type Spread, type VariantSummary } from './summary.ts';
+import { calibrationLine, type Calibration } from './calibration.ts';
 
 export interface SoakResult {
   seconds: number;
@@ -35,6 +36,7 @@ export interface VariantResult {
 
 export interface Report {
   startedAt: string;
+  calibration: Calibration;
   settings: {
     connections: number;
     duration: number;
@@ -72,6 +74,8 @@ export function toMarkdown(report: Report): string {
   const label = (result: VariantResult) => runLabel(result, settings.repeat);
   return [
     `# Benchmark ${report.startedAt}`,
+    '',
+    calibrationLine(report.calibration),
     '',
     `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
       `${settings.partitions} partitions, ` +

@@ -9,6 +9,7 @@ import { progressLine } from '../deploy/local/progress-line.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
 import type { BenchRun } from './bench-run.ts';
+import { calibrate, calibrationLine } from './calibration.ts';
 import { idRanges } from './id-ranges.ts';
 import { measure } from './measure.ts';
 import { benchOptions, USAGE, type BenchOptions } from './options.ts';
@@ -32,6 +33,9 @@ const options = parsed;
 const startedAt = new Date().toISOString().replaceAll(':', '-');
 const dir = join(stateRoot, 'bench', startedAt);
 
+console.log('Calibrating: how fast is this machine now (5 s)…');
+const calibration = await calibrate();
+console.log(calibrationLine(calibration));
 console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
 const stack = await startLocalStack({
   dir,
@@ -51,6 +55,7 @@ try {
     token: `bench-${randomBytes(12).toString('base64url')}`,
     ids: idRanges(options.idsBeyond2To53),
     progress: progressLine(),
+    calibration,
   };
   await prepareVariants(run);
   const results = await compareVariants(run);

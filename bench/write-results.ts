@@ -13,6 +13,7 @@ export async function writeResults(run: BenchRun, results: VariantResult[]): Pro
   const { connections, duration, brokers } = options;
   const report = {
     startedAt,
+    calibration: run.calibration,
     machine: { cores: cpus().length, node: process.version },
     settings: {
       connections,
