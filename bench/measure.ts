@@ -10,6 +10,7 @@ import { fetchedBetween, replyFetchesOf } from './reply-fetches.ts';
 import type { VariantResult } from './report.ts';
 import { soakAt80Percent } from './soak.ts';
 import { startVariant, type StartedVariant } from './variants.ts';
+import { warmUp } from './warm-up.ts';
 
 /** Clients retrying stored plants beside the measured load. */
 export const RETRY_CONNECTIONS = 4;
@@ -72,26 +73,28 @@ async function measureStarted(
   const show = (phase: string, seconds: number) => (tick: LoadTick) => {
     run.progress.update(tickLine(`${variant} ${phase}`, seconds, tick));
   };
-  // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
-  if (warmup > 0) {
-    await loadPlants(
-      { urls, token, connections, duration: warmup, firstId: firstId + LOAD_OFFSET.warmup },
-      show('warm-up', warmup),
-    );
-    run.progress.end();
-  }
   const { backend } = stack.mongo;
   const store = variant === 'ceiling' ? [] : [stack.mongo.process];
   const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
   const brokerPids = kafka.map(({ pid }) => pid);
-  // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
-  const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
-  const sampler = sampleProcesses([
+  const sampled = [
     ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
     ...(backend === undefined || variant === 'ceiling'
       ? []
       : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
-  ]);
+  ];
+  // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
+  const warm =
+    warmup === 0
+      ? undefined
+      : await warmUp({ urls, token, connections, firstId: firstId + LOAD_OFFSET.warmup }, sampled, {
+          capSeconds: warmup,
+          label: variant,
+          progress: run.progress,
+        });
+  // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
+  const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
+  const sampler = sampleProcesses(sampled);
   const fetchesBefore = variant === 'e2e' ? await replyFetchesOf(urls) : null;
   const machineSampler = sampleMachine();
   const [load, retries] = await Promise.all([
@@ -155,5 +158,6 @@ async function measureStarted(
     retries,
     ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
     ...(replyFetches === undefined ? {} : { replyFetches }),
+    ...(warm === undefined ? {} : { warmUp: warm }),
   };
 }

@@ -4,6 +4,7 @@ import type { MachineUsage, ProcessUsage } from './process-stats.ts';
 import type { ReplyFetches } from './reply-fetches.ts';
 import { summarize, targetsOf, times, type Spread, type VariantSummary } from './summary.ts';
 import { calibrationLine, type Calibration } from './calibration.ts';
+import type { WarmUp } from './warm-up.ts';
 
 export interface SoakResult {
   seconds: number;
@@ -32,6 +33,8 @@ export interface VariantResult {
   profiles?: ProfileSummary[];
   /** What each gateway's reply consumer fetched during the load, in gateway order (e2e). */
   replyFetches?: ReplyFetches[];
+  /** The warm-up before the measured load (absent from reports written before it was measured). */
+  warmUp?: WarmUp;
 }
 
 export interface Report {
@@ -77,7 +80,7 @@ export function toMarkdown(report: Report): string {
     '',
     calibrationLine(report.calibration),
     '',
-    `${settings.connections} connections × ${settings.duration} s per variant after ${settings.warmup} s of warm-up, ` +
+    `${settings.connections} connections × ${settings.duration} s per variant after a warm-up of at most ${settings.warmup} s, ` +
       `${settings.partitions} partitions, ` +
       `${settings.writers} writer(s), ${settings.gateways} gateway(s), ` +
       `store ${settings.store}, services logging at ${settings.logLevel}` +
@@ -108,6 +111,7 @@ export function toMarkdown(report: Report): string {
     ),
     '',
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
+    ...warmUpLines(report.results, label),
     ...machineLines(report.results, label),
     ...brokerRequestLines(report.results, label),
     ...replyFetchLines(report.results, label),
@@ -241,6 +245,32 @@ function brokerRequestLines(
 }
 
 /** Busy, I/O wait and stolen CPU over each run, and the load generator's own share. */
+/** How long each run warmed up, and what each step of its warm-up measured. */
+function warmUpLines(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const lines = results.flatMap((result) => {
+    const { warmUp } = result;
+    if (warmUp === undefined || warmUp.steps.length === 0) return [];
+    const steps = warmUp.steps.map(
+      ({ cpuUsPerCreate, p99Ms }) => `${String(cpuUsPerCreate)} µs / ${String(p99Ms)} ms`,
+    );
+    return [
+      `| ${label(result)} | ${String(warmUp.seconds)}${warmUp.capped ? ' (the cap, still falling)' : ''} | ${steps.join(' → ')} |`,
+    ];
+  });
+  if (lines.length === 0) return [];
+  return [
+    'Warm-up, in steps of 5 s, until neither CPU per create nor p99 fell by 5 % in a step (`--warmup` is the cap):',
+    '',
+    '| run | warm-up s | each step: CPU per create / p99 |',
+    '|---|---|---|',
+    ...lines,
+    '',
+  ];
+}
+
 function machineLines(
   results: readonly VariantResult[],
   label: (result: VariantResult) => string,

@@ -10,7 +10,7 @@ describe('npm run bench flags', () => {
       variants: ['ceiling', 'direct', 'e2e', 'nestjs'],
       connections: 64,
       duration: 20,
-      warmup: 15,
+      warmup: 60,
       sequential: 1000,
       repeat: 1,
       partitions: 3,

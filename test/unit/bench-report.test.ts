@@ -128,4 +128,37 @@ describe('The bench report of an e2e run with several gateways', () => {
       '- e2e: gateway 1 0.50 records / 200 B, gateway 2 0.60 records / 240 B; all gateways 1.10 records / 440 B; gateways’ CPU 500 µs',
     );
   });
+
+  it('When the runs warmed up, then each one’s warm-up steps are listed, and one that reached the cap is flagged', () => {
+    const warm = {
+      ...result('e2e', load(2_000, 20, 40), null),
+      warmUp: {
+        seconds: 15,
+        capped: false,
+        steps: [
+          { cpuUsPerCreate: 900, p99Ms: 80 },
+          { cpuUsPerCreate: 400, p99Ms: 20 },
+          { cpuUsPerCreate: 395, p99Ms: 20 },
+        ],
+      },
+    };
+    const capped = {
+      ...result('direct', load(1_000, 30, 60), null),
+      warmUp: {
+        seconds: 10,
+        capped: true,
+        steps: [
+          { cpuUsPerCreate: 300, p99Ms: 9 },
+          { cpuUsPerCreate: 200, p99Ms: 8 },
+        ],
+      },
+    };
+
+    const markdown = toMarkdown(reportOf([warm, capped]));
+
+    expect(markdown).toContain('| e2e | 15 | 900 µs / 80 ms → 400 µs / 20 ms → 395 µs / 20 ms |');
+    expect(markdown).toContain(
+      '| direct | 10 (the cap, still falling) | 300 µs / 9 ms → 200 µs / 8 ms |',
+    );
+  });
 });
