@@ -9,7 +9,7 @@ import { projectRoot } from '../../deploy/local/paths.ts';
 import {
   readComposeFile,
   readManifests,
-  resourceOf,
+  workloadOf,
   serviceOf,
 } from '../support/deploy-manifests.ts';
 import { TOKEN } from '../support/gateway.ts';
@@ -89,7 +89,7 @@ describe('The image, assembled from the Dockerfile without a container engine', 
     const compose = await readComposeFile();
     const manifests = await readManifests();
     const k8sCommand = (name: string) =>
-      resourceOf(manifests, 'Deployment', name).spec.template.spec.containers[0].command;
+      workloadOf(manifests, name).spec.template.spec.containers[0].command;
     expect(image.cmd).toEqual(['node', GATEWAY_MAIN]);
     expect([k8sCommand('plant-store-gateway'), serviceOf(compose, 'gateway').command]).toEqual([
       image.cmd,
