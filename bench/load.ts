@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { build as histogram } from 'hdr-histogram-js';
-import { elapsed } from '../deploy/local/progress-line.ts';
+import { elapsed, runningP99 } from '../deploy/local/progress-line.ts';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -59,16 +58,14 @@ type WorkerMessage = { tick: LoadTick } | { result: LoadResult };
 /** Counts the answers of a load as they come, for its ticks. */
 function tickCounter() {
   const startedAt = Date.now();
-  // Microseconds, 3 significant digits: p99 to within 0.1 %.
-  const latencies = histogram({ numberOfSignificantValueDigits: 3 });
+  const latencies = runningP99();
   let answered = 0;
   let failed = 0;
   let answeredBefore = 0;
   return {
     answer(statusCode: number, responseTimeMs: number) {
       answered++;
-      if (statusCode >= 200 && statusCode < 300)
-        latencies.recordValue(Math.max(1, Math.round(responseTimeMs * 1_000)));
+      if (statusCode >= 200 && statusCode < 300) latencies.record(responseTimeMs);
       else failed++;
     },
     error() {
@@ -81,7 +78,7 @@ function tickCounter() {
         elapsedMs: Date.now() - startedAt,
         lastSecond,
         failed,
-        p99Ms: latencies.totalCount === 0 ? 0 : latencies.getValueAtPercentile(99) / 1_000,
+        p99Ms: latencies.p99Ms(),
       };
     },
   };

@@ -3,7 +3,7 @@ import type { BenchRun } from './bench-run.ts';
 import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
 import { profilesIn } from './cpu-profile.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
-import { createsAnswered, loadPlants, tickLine, type LoadResult, type LoadTick } from './load.ts';
+import { createsAnswered, loadPlants, tickLine, type LoadResult } from './load.ts';
 import type { Variant } from './options.ts';
 import { sampleMachine, sampleProcesses } from './process-stats.ts';
 import { fetchedBetween, replyFetchesOf } from './reply-fetches.ts';
@@ -70,9 +70,6 @@ async function measureStarted(
   const { options, stack, token } = run;
   const { connections, duration, warmup, sequential } = options;
   const firstId = run.ids.firstId(variant, round, retrying?.run);
-  const show = (phase: string, seconds: number) => (tick: LoadTick) => {
-    run.progress.update(tickLine(`${variant} ${phase}`, seconds, tick));
-  };
   const { backend } = stack.mongo;
   const store = variant === 'ceiling' ? [] : [stack.mongo.process];
   const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
@@ -107,7 +104,9 @@ async function measureStarted(
         firstId,
         ...(retrying?.overallRate === undefined ? {} : { overallRate: retrying.overallRate }),
       },
-      show('measured', duration),
+      (tick) => {
+        run.progress.update(tickLine(`${variant} measured`, duration, tick));
+      },
     ),
     retrying === undefined
       ? null

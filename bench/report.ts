@@ -244,7 +244,6 @@ function brokerRequestLines(
   return lines.length === 0 ? [] : ['Broker requests per 1,000 creates (JMX):', '', ...lines, ''];
 }
 
-/** Busy, I/O wait and stolen CPU over each run, and the load generator's own share. */
 /** How long each run warmed up, and what each step of its warm-up measured. */
 function warmUpLines(
   results: readonly VariantResult[],
@@ -271,6 +270,7 @@ function warmUpLines(
   ];
 }
 
+/** Busy, I/O wait and stolen CPU over each run, and the load generator's own share. */
 function machineLines(
   results: readonly VariantResult[],
   label: (result: VariantResult) => string,

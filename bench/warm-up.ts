@@ -19,8 +19,8 @@ export interface WarmUp {
 export const WARM_UP_STEP_SECONDS = 5;
 /** A step that improves on the one before by less than this much has stopped falling. */
 const STILL_FALLING = 0.05;
-/** Ids of each step, apart within the warm-up's range (a step creates far fewer). */
-const STEP_IDS = 1n << 26n;
+/** The ids a warm-up may use from its first: the 2^32 of its range (`LOAD_OFFSET`). */
+const WARM_UP_IDS = 1n << 32n;
 
 /**
  * Whether the JIT compilers (V8 in the services, C2 in the broker) and the pools are warm:
@@ -44,13 +44,15 @@ export async function warmUp(
   { capSeconds, label, progress }: { capSeconds: number; label: string; progress: ProgressLine },
 ): Promise<WarmUp> {
   const steps: WarmUpStep[] = [];
+  // Each step its own share of the range, however many steps the cap allows.
+  const stepIds = WARM_UP_IDS / BigInt(Math.max(1, Math.ceil(capSeconds / WARM_UP_STEP_SECONDS)));
   while (steps.length * WARM_UP_STEP_SECONDS < capSeconds && !warmedUp(steps)) {
     const sampler = sampleProcesses(processes);
     const result = await loadPlants(
       {
         ...load,
         duration: WARM_UP_STEP_SECONDS,
-        firstId: load.firstId + BigInt(steps.length) * STEP_IDS,
+        firstId: load.firstId + BigInt(steps.length) * stepIds,
       },
       (tick) => {
         const step = `${label} warm-up step ${String(steps.length + 1)}`;

@@ -1,5 +1,4 @@
-import { build as histogram } from 'hdr-histogram-js';
-import { elapsed, type ProgressLine } from '../deploy/local/progress-line.ts';
+import { elapsed, runningP99, type ProgressLine } from '../deploy/local/progress-line.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 
@@ -13,19 +12,18 @@ export function showChaosProgress(
   answers: readonly Answer[],
   { startedAt, phase }: { startedAt: number; phase: () => string },
 ): () => void {
-  const durations = histogram({ numberOfSignificantValueDigits: 3 });
+  const durations = runningP99();
   let counted = 0;
   let failed = 0;
   const timer = setInterval(() => {
     const fresh = answers.slice(counted);
     counted = answers.length;
     for (const answer of fresh) {
-      durations.recordValue(Math.max(1, answer.endedAt - answer.startedAt));
+      durations.record(answer.endedAt - answer.startedAt);
       if (isOutage(answer)) failed++;
     }
-    const p99 = durations.totalCount === 0 ? 0 : durations.getValueAtPercentile(99);
     line.update(
-      `  ${phase()}: ${elapsed(Date.now() - startedAt)}, ${String(fresh.length)} answered/s, p99 so far ${String(p99)} ms, ${String(failed)} failed`,
+      `  ${phase()}: ${elapsed(Date.now() - startedAt)}, ${String(fresh.length)} answered/s, p99 so far ${String(Math.round(durations.p99Ms()))} ms, ${String(failed)} failed`,
     );
   }, 1_000);
   return () => {

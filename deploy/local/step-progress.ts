@@ -23,10 +23,11 @@ export function watchStep(progress: StepProgress, logFile: string) {
   const startedAt = Date.now();
   let lastOutputAt = startedAt;
   let done = 0;
+  const counted = () =>
+    progress.counts === undefined ? [] : [`${String(done)} ${progress.counts.done}`];
   const show = () => {
     const now = Date.now();
-    const parts = [`  ${progress.step}: ${elapsed(now - startedAt)}`];
-    if (progress.counts !== undefined) parts.push(`${String(done)} ${progress.counts.done}`);
+    const parts = [`  ${progress.step}: ${elapsed(now - startedAt)}`, ...counted()];
     if (now - lastOutputAt >= silentAfterMs)
       parts.push(`nothing printed for ${elapsed(now - lastOutputAt)}: still working`);
     line.update(`${parts.join(', ')} (log: ${logFile})`);
@@ -41,9 +42,8 @@ export function watchStep(progress: StepProgress, logFile: string) {
     },
     end(ok: boolean) {
       clearInterval(timer);
-      line.end(
-        `  ${progress.step}: ${ok ? 'done' : 'failed'} in ${elapsed(Date.now() - startedAt)}${progress.counts === undefined ? '' : `, ${String(done)} ${progress.counts.done}`}`,
-      );
+      const ended = `  ${progress.step}: ${ok ? 'done' : 'failed'} in ${elapsed(Date.now() - startedAt)}`;
+      line.end([ended, ...counted()].join(', '));
     },
   };
 }
