@@ -18,6 +18,8 @@ export interface BenchRun {
   ids: IdRanges;
   /** How fast the machine measured before the run began. */
   calibration: Calibration;
+  /** The open-loop load generator's binary, when `--rates` or `--capacity` asked for it. */
+  vegeta: string | null;
   /** How the load under way is going, a line rewritten each second (a plain line every 5 s in a log). */
   progress: ProgressLine;
 }

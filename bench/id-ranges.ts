@@ -16,6 +16,7 @@ export const LOAD_OFFSET = {
   sequential: 1n << 32n,
   soak: 2n << 32n,
   warmup: 3n << 32n,
+  openLoop: 7n << 32n,
 } as const;
 
 /** Where every load of a bench run starts, so that each request creates a plant never created. */

@@ -13,7 +13,22 @@ export interface LoadResult {
   non2xx: number;
   /** Requests without an answer: connection errors and timeouts. */
   errors: number;
+  /** Each second of the load (absent from reports written before it was kept). */
+  perSecond?: LoadSecond[];
+  /** The latency distribution of the 2xx answers: ms at each of `DISTRIBUTION` (absent before). */
+  distribution?: number[];
 }
+
+/** One second of a load: answers in it, and the latencies of its 2xx answers in ms. */
+export interface LoadSecond {
+  answered: number;
+  failed: number;
+  p50: number;
+  p99: number;
+}
+
+/** The percentiles a load's latency distribution is kept at, for its percentile curve. */
+export const DISTRIBUTION = [0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100] as const;
 
 export interface LoadOptions {
   /** Gateways to load; connections and rate are split evenly between them. */
@@ -41,6 +56,8 @@ export interface LoadTick {
   elapsedMs: number;
   /** Requests answered in the second just ended, 2xx or not. */
   lastSecond: number;
+  /** That second on its own. */
+  second: LoadSecond;
   /** Requests answered other than 2xx, or not answered, so far. */
   failed: number;
   /** Of the 2xx answers so far, in ms. */
@@ -62,24 +79,38 @@ function tickCounter() {
   let answered = 0;
   let failed = 0;
   let answeredBefore = 0;
+  let failedBefore = 0;
+  let second: number[] = [];
   return {
     answer(statusCode: number, responseTimeMs: number) {
       answered++;
-      if (statusCode >= 200 && statusCode < 300) latencies.record(responseTimeMs);
-      else failed++;
+      if (statusCode >= 200 && statusCode < 300) {
+        latencies.record(responseTimeMs);
+        second.push(responseTimeMs);
+      } else failed++;
     },
     error() {
       failed++;
     },
     tick(): LoadTick {
       const lastSecond = answered - answeredBefore;
-      answeredBefore = answered;
-      return {
+      const sorted = second.sort((a, b) => a - b);
+      const tick = {
         elapsedMs: Date.now() - startedAt,
         lastSecond,
+        second: {
+          answered: lastSecond,
+          failed: failed - failedBefore,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+        },
         failed,
         p99Ms: latencies.p99Ms(),
       };
+      answeredBefore = answered;
+      failedBefore = failed;
+      second = [];
+      return tick;
     },
   };
 }
@@ -116,11 +147,14 @@ export async function runLoad(
   onTick: (tick: LoadTick) => void = () => undefined,
 ): Promise<LoadResult> {
   const counter = tickCounter();
+  const perSecond: LoadSecond[] = [];
   const ticks = setInterval(() => {
-    onTick(counter.tick());
+    const tick = counter.tick();
+    perSecond.push(tick.second);
+    onTick(tick);
   }, 1_000);
   try {
-    return await runEachGateway(options, counter);
+    return { ...(await runEachGateway(options, counter)), perSecond };
   } finally {
     clearInterval(ticks);
   }
@@ -179,6 +213,7 @@ async function runEachGateway(
     non2xx: sum((result) => result.non2xx),
     // autocannon counts a timeout among its errors too.
     errors: sum((result) => result.errors),
+    distribution: DISTRIBUTION.map((p) => percentile(latencies, p)),
   };
 }
 

@@ -3,6 +3,7 @@ import type { BenchRun } from './bench-run.ts';
 import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
 import { profilesIn } from './cpu-profile.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
+import { measureOpenLoop } from './open-loop/measure-open-loop.ts';
 import { createsAnswered, loadPlants, tickLine, type LoadResult } from './load.ts';
 import type { Variant } from './options.ts';
 import { sampleMachine, sampleProcesses } from './process-stats.ts';
@@ -121,6 +122,15 @@ async function measureStarted(
   ]);
   run.progress.end();
   const usage = sampler.stop();
+  const openLoop =
+    options.rates.length === 0 && options.capacityTargetMs === null
+      ? undefined
+      : await measureOpenLoop(run, options.repeat > 1 ? `${variant} #${String(round)}` : variant, {
+          urls,
+          firstId: firstId + LOAD_OFFSET.openLoop,
+          closedLoopRate: load.requestsPerSecond,
+          sampled,
+        });
   const machine = machineSampler.stop();
   const replyFetches =
     fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
@@ -158,5 +168,6 @@ async function measureStarted(
     ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
     ...(replyFetches === undefined ? {} : { replyFetches }),
     ...(warm === undefined ? {} : { warmUp: warm }),
+    ...(openLoop === undefined ? {} : { openLoop }),
   };
 }

@@ -29,7 +29,14 @@ export interface BenchOptions {
   logLevel: (typeof LOG_LEVELS)[number];
   idsBeyond2To53: boolean;
   cpuProfile: boolean;
+  /** Steady arrival rates each variant is measured at after its closed loop (`--rates`). */
+  rates: number[];
+  /** The p99 in ms at which each variant's capacity is searched (`--capacity`); null: none. */
+  capacityTargetMs: number | null;
 }
+
+/** A capacity step measures at least this long, so that a short stall shows in its p99. */
+export const CAPACITY_MIN_SECONDS = 20;
 
 export const USAGE = `npm run bench -- [flags]
   --variants ${VARIANTS.join(',')}  which to measure, in this order
@@ -50,6 +57,10 @@ export const USAGE = `npm run bench -- [flags]
   --log-level warn      the services' LOG_LEVEL (${LOG_LEVELS.join(', ')})
   --ids-beyond-2-53     every id from 2^60 (not with nestjs)
   --cpu-prof            where each Node process spent its CPU
+  --rates 500,1000      then each variant at these steady arrival rates (open loop, vegeta),
+                        --duration s each: p50/p99/p99.9 from intended send time, errors
+  --capacity 50         then each variant's highest steady rate with p99 ≤ 50 ms and no error,
+                        to within 10 %, --duration (≥ 20) s per step
   --help                this text`;
 
 /** `npm run bench` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
@@ -74,6 +85,8 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
       'log-level': { type: 'string', default: 'warn' },
       'ids-beyond-2-53': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      rates: { type: 'string' },
+      capacity: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -92,10 +105,28 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
   const logLevel = LOG_LEVELS.find((level) => level === values['log-level']);
   if (logLevel === undefined)
     throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
+  const rates =
+    values.rates === undefined
+      ? []
+      : values.rates
+          .split(',')
+          .map((rate) => count(rate.trim(), '--rates', 'requests a second', 1));
+  const capacityTargetMs =
+    values.capacity === undefined
+      ? null
+      : count(values.capacity, '--capacity', 'milliseconds of p99', 1);
+  const duration = count(values.duration, '--duration', 'seconds', 1);
+  if (capacityTargetMs !== null && duration < CAPACITY_MIN_SECONDS)
+    throw new Error(
+      `--capacity measures each step for --duration seconds, at least ${String(CAPACITY_MIN_SECONDS)}; got "${values.duration}"`,
+    );
+  const preload = count(values.preload, '--preload', 'plants', 0);
+  if (preload > 0 && (rates.length > 0 || capacityTargetMs !== null))
+    throw new Error('--preload runs without --rates and --capacity (their ids would overlap)');
   return {
     variants: variants as Variant[],
     connections: count(values.connections, '--connections', 'connections', 1),
-    duration: count(values.duration, '--duration', 'seconds', 1),
+    duration,
     warmup: count(values.warmup, '--warmup', 'seconds', 0),
     sequential: count(values.sequential, '--sequential', 'creates', 0),
     repeat: count(values.repeat, '--repeat', 'repetitions', 1, 30),
@@ -106,11 +137,13 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
     brokers: brokerCount(values.brokers),
     store,
     secure: values.secure,
-    preload: count(values.preload, '--preload', 'plants', 0),
+    preload,
     soakSeconds: count(values.soak, '--soak', 'seconds', 0),
     logLevel,
     idsBeyond2To53: values['ids-beyond-2-53'],
     cpuProfile: values['cpu-prof'],
+    rates,
+    capacityTargetMs,
   };
 }
 

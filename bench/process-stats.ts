@@ -75,6 +75,11 @@ function reapedChildrenTicks(pid: number): number {
   return Number(fields[13] ?? 0) + Number(fields[14] ?? 0);
 }
 
+/** CPU seconds of the children of `pid` that have exited and been waited for. */
+export function reapedChildrenCpuSeconds(pid: number): number {
+  return reapedChildrenTicks(pid) / CLOCK_TICKS_PER_SECOND;
+}
+
 function childrenOf(parent: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))

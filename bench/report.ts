@@ -5,6 +5,8 @@ import type { ReplyFetches } from './reply-fetches.ts';
 import { summarize, targetsOf, times, type Spread, type VariantSummary } from './summary.ts';
 import { calibrationLine, type Calibration } from './calibration.ts';
 import type { WarmUp } from './warm-up.ts';
+import type { OpenLoop } from './open-loop/measure-open-loop.ts';
+import { openLoopLines } from './open-loop/report-lines.ts';
 
 export interface SoakResult {
   seconds: number;
@@ -35,6 +37,8 @@ export interface VariantResult {
   replyFetches?: ReplyFetches[];
   /** The warm-up before the measured load (absent from reports written before it was measured). */
   warmUp?: WarmUp;
+  /** The steady arrival rates after it (`--rates`, `--capacity`). */
+  openLoop?: OpenLoop;
 }
 
 export interface Report {
@@ -53,6 +57,9 @@ export interface Report {
     store: string;
     logLevel: string;
     idsBeyond2To53: boolean;
+    /** Absent from reports written before the open loop. */
+    rates?: number[];
+    capacityTargetMs?: number | null;
   };
   documentsStoredAtEnd: number;
   results: VariantResult[];
@@ -110,6 +117,7 @@ export function toMarkdown(report: Report): string {
         `- ${target}: ${value ?? 'not measured'}: ${value === null ? '**missed**' : verdict(met)}`,
     ),
     '',
+    ...openLoopLines(report.results, label),
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
     ...warmUpLines(report.results, label),
     ...machineLines(report.results, label),

@@ -4,7 +4,7 @@
 // (`npm run bench -- --help` lists them).
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { stateRoot } from '../deploy/local/paths.ts';
+import { cacheRoot, stateRoot } from '../deploy/local/paths.ts';
 import { progressLine } from '../deploy/local/progress-line.ts';
 import { startLocalStack } from '../deploy/local/stack.ts';
 import { stopOnSignal } from '../deploy/local/stop-on-signal.ts';
@@ -12,6 +12,7 @@ import type { BenchRun } from './bench-run.ts';
 import { calibrate, calibrationLine } from './calibration.ts';
 import { idRanges } from './id-ranges.ts';
 import { measure } from './measure.ts';
+import { provisionVegeta } from './open-loop/vegeta.ts';
 import { benchOptions, USAGE, type BenchOptions } from './options.ts';
 import type { VariantResult } from './report.ts';
 import { measureRetries } from './retries.ts';
@@ -36,6 +37,10 @@ const dir = join(stateRoot, 'bench', startedAt);
 console.log('Calibrating: how fast is this machine now (5 s)…');
 const calibration = await calibrate();
 console.log(calibrationLine(calibration));
+const vegeta =
+  options.rates.length === 0 && options.capacityTargetMs === null
+    ? null
+    : await provisionVegeta(cacheRoot(), join(dir, 'logs', 'provision.log'));
 console.log(`Starting Kafka and the MongoDB-protocol server in ${dir}…`);
 const stack = await startLocalStack({
   dir,
@@ -56,6 +61,7 @@ try {
     ids: idRanges(options.idsBeyond2To53),
     progress: progressLine(),
     calibration,
+    vegeta,
   };
   await prepareVariants(run);
   const results = await compareVariants(run);

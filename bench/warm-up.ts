@@ -1,5 +1,11 @@
 import type { ProgressLine } from '../deploy/local/progress-line.ts';
-import { createsAnswered, loadPlants, tickLine, type LoadOptions } from './load.ts';
+import {
+  createsAnswered,
+  loadPlants,
+  tickLine,
+  type LoadOptions,
+  type LoadSecond,
+} from './load.ts';
 import { sampleProcesses, type SampledProcess } from './process-stats.ts';
 
 /** One step of a warm-up: what a create cost and how long the slowest took. */
@@ -10,6 +16,8 @@ export interface WarmUpStep {
 
 export interface WarmUp {
   seconds: number;
+  /** Its seconds, step after step (absent from reports written before they were kept). */
+  perSecond?: LoadSecond[];
   /** Whether it ended at the cap, still improving, rather than once nothing fell any more. */
   capped: boolean;
   steps: WarmUpStep[];
@@ -44,6 +52,7 @@ export async function warmUp(
   { capSeconds, label, progress }: { capSeconds: number; label: string; progress: ProgressLine },
 ): Promise<WarmUp> {
   const steps: WarmUpStep[] = [];
+  const perSecond: LoadSecond[] = [];
   // Each step its own share of the range, however many steps the cap allows.
   const stepIds = WARM_UP_IDS / BigInt(Math.max(1, Math.ceil(capSeconds / WARM_UP_STEP_SECONDS)));
   while (steps.length * WARM_UP_STEP_SECONDS < capSeconds && !warmedUp(steps)) {
@@ -61,6 +70,7 @@ export async function warmUp(
     );
     const cpuSeconds = sampler.stop().reduce((sum, { cpuSeconds: each }) => sum + each, 0);
     const creates = Math.max(1, createsAnswered(result));
+    perSecond.push(...(result.perSecond ?? []));
     steps.push({ cpuUsPerCreate: Math.round((cpuSeconds * 1e6) / creates), p99Ms: result.p99 });
   }
   progress.end();
@@ -68,5 +78,6 @@ export async function warmUp(
     seconds: steps.length * WARM_UP_STEP_SECONDS,
     capped: !warmedUp(steps),
     steps,
+    perSecond,
   };
 }

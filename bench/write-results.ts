@@ -28,6 +28,8 @@ export async function writeResults(run: BenchRun, results: VariantResult[]): Pro
       store: `${stack.mongoServer}${options.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
       logLevel: options.logLevel,
       idsBeyond2To53: options.idsBeyond2To53,
+      rates: options.rates,
+      capacityTargetMs: options.capacityTargetMs,
     },
     documentsStoredAtEnd: await documentsStored(stack.mongoUri),
     results,

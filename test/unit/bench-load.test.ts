@@ -89,6 +89,7 @@ describe('loadPlants', () => {
       tickLine('e2e measured', 35, {
         elapsedMs: 12_400,
         lastSecond: 1_234,
+        second: { answered: 1_234, failed: 1, p50: 4.2, p99: 20.1 },
         failed: 2,
         p99Ms: 23.46,
       }),

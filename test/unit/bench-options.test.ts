@@ -24,6 +24,8 @@ describe('npm run bench flags', () => {
       logLevel: 'warn',
       idsBeyond2To53: false,
       cpuProfile: false,
+      rates: [],
+      capacityTargetMs: null,
     });
   });
 
@@ -54,8 +56,36 @@ describe('npm run bench flags', () => {
       logLevel: 'debug',
       idsBeyond2To53: true,
       cpuProfile: true,
+      rates: [],
+      capacityTargetMs: null,
     });
     expect(benchOptions(['--store', 'postgresql'])).toMatchObject({ store: 'postgresql' });
+  });
+
+  it('When --rates and --capacity are given, then the open loop measures those rates and that target', () => {
+    expect(benchOptions(['--rates', '500, 1000,6000', '--capacity', '50'])).toMatchObject({
+      rates: [500, 1000, 6000],
+      capacityTargetMs: 50,
+      duration: 20,
+    });
+  });
+
+  it('When an open-loop flag is wrong, then the error names it and what it takes', () => {
+    expect(() => benchOptions(['--rates', '500,fast'])).toThrow(
+      '--rates takes a number of requests a second (1 or more); got "fast"',
+    );
+    expect(() => benchOptions(['--rates', '0'])).toThrow(
+      '--rates takes a number of requests a second (1 or more); got "0"',
+    );
+    expect(() => benchOptions(['--capacity', '50ms'])).toThrow(
+      '--capacity takes a number of milliseconds of p99 (1 or more); got "50ms"',
+    );
+    expect(() => benchOptions(['--capacity', '50', '--duration', '10'])).toThrow(
+      '--capacity measures each step for --duration seconds, at least 20; got "10"',
+    );
+    expect(() => benchOptions(['--rates', '100', '--preload', '1000'])).toThrow(
+      '--preload runs without --rates and --capacity (their ids would overlap)',
+    );
   });
 
   it('When --help or -h is given, then the usage is asked for, whatever else is', () => {

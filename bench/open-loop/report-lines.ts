@@ -1,0 +1,86 @@
+import type { VariantResult } from '../report.ts';
+import { median } from '../summary.ts';
+import { heldTarget, type RateStep } from './rate-step.ts';
+
+/** The project's goal for e2e's capacity against a direct write's. */
+export const CAPACITY_RATIO_GOAL = 2.5;
+
+const ms = (value: number) => value.toFixed(1);
+
+/** Every open-loop step of every run, then each variant's capacity over the repetitions. */
+export function openLoopLines(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const runs = results.flatMap((result) =>
+    result.openLoop === undefined ? [] : [{ name: label(result), result, ...result.openLoop }],
+  );
+  if (runs.length === 0) return [];
+  const rows = runs.flatMap(({ name, rates, capacity }) => [
+    ...rates.map((step) => stepRow(name, 'rate', step, null)),
+    ...(capacity?.steps ?? []).map((step) =>
+      stepRow(name, `capacity ${String(capacity?.targetMs)} ms`, step, capacity?.targetMs ?? null),
+    ),
+  ]);
+  return [
+    'Open loop (vegeta, a steady arrival rate): latency of the 2xx answers from each request’s intended send time; errors are non-2xx answers (503 and 504 included) and requests without one.',
+    '',
+    '| run | step | offered req/s | sent req/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | machine busy % | vegeta CPU s | note |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...capacityLines(runs.map(({ result }) => result)),
+  ];
+}
+
+function stepRow(run: string, kind: string, step: RateStep, targetMs: number | null): string {
+  const errors = Object.entries(step.errorKinds)
+    .map(([code, count]) => `${String(count)} × ${code}`)
+    .join(', ');
+  const notes = [
+    step.behindSchedule ? `**behind schedule** (send lag p99 ${ms(step.sendLagP99)} ms)` : '',
+    targetMs === null ? '' : heldTarget(step, targetMs) ? 'held' : 'missed',
+  ].filter((note) => note !== '');
+  return `| ${run} | ${kind} | ${String(step.offered)} | ${String(step.achieved)} | ${ms(step.p50)} | ${ms(step.p99)} | ${ms(step.p999)} | ${ms(step.max)} | ${String(step.errors)}${errors === '' ? '' : ` (${errors})`} | ${String(step.machineBusyPercent)} | ${step.generatorCpuSeconds.toFixed(1)} | ${notes.join('; ')} |`;
+}
+
+/** Each variant's capacity, median (min–max) over its runs, and e2e's ÷ direct's against the goal. */
+function capacityLines(results: readonly VariantResult[]): string[] {
+  const byVariant = new Map<string, { rate: number | null; vegetaShare: number }[]>();
+  for (const { variant, openLoop } of results) {
+    const capacity = openLoop?.capacity;
+    if (capacity === undefined || capacity === null) continue;
+    const step = capacity.steps.find(({ offered }) => offered === capacity.rate);
+    const share = step === undefined ? 0 : step.generatorCpuSeconds / step.seconds;
+    byVariant.set(variant, [
+      ...(byVariant.get(variant) ?? []),
+      { rate: capacity.rate, vegetaShare: share },
+    ]);
+  }
+  if (byVariant.size === 0) return [];
+  const medians = new Map(
+    [...byVariant].map(([variant, runs]) => [variant, median(runs.map(({ rate }) => rate ?? 0))]),
+  );
+  const lines = [...byVariant].map(([variant, runs]) => {
+    const rates = runs.map(({ rate }) => rate ?? 0);
+    const shares = runs.map(({ vegetaShare }) => Math.round(vegetaShare * 100));
+    return `| ${variant} | ${String(medians.get(variant))} (${String(Math.min(...rates))}–${String(Math.max(...rates))}) | ${rates.join(', ')} | ${shares.join(', ')} |`;
+  });
+  const e2e = medians.get('e2e');
+  const direct = medians.get('direct');
+  const ratio = e2e === undefined || direct === undefined || direct === 0 ? null : e2e / direct;
+  return [
+    `Capacity: the highest steady rate held (p99 within the target, no error, on schedule), to within 10 %; median (min–max) over ${String(Math.max(...[...byVariant.values()].map((runs) => runs.length)))} run(s).`,
+    '',
+    '| variant | capacity req/s | each run | vegeta’s CPU at that rate, % of one core |',
+    '|---|---|---|---|',
+    ...lines,
+    '',
+    ...(ratio === null
+      ? []
+      : [
+          `- e2e capacity ÷ direct capacity (medians): ${ratio.toFixed(2)}× (goal ≥ ${String(CAPACITY_RATIO_GOAL)}×: ${ratio >= CAPACITY_RATIO_GOAL ? 'met' : '**missed**'})`,
+          '',
+        ]),
+  ];
+}
