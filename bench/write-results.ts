@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { projectRoot } from '../deploy/local/paths.ts';
 import type { BenchRun } from './bench-run.ts';
 import { toSvg } from './chart.ts';
+import { benchHtml } from './html/bench-html.ts';
 import { documentsStored } from './preload.ts';
 import { runLabel, toMarkdown, type VariantResult } from './report.ts';
 
-/** Writes bench/results/<startedAt>.{json,md,svg} and prints the Markdown. */
+/** Writes bench/results/<startedAt>.{json,md,svg,html} and prints the Markdown. */
 export async function writeResults(run: BenchRun, results: VariantResult[]): Promise<void> {
   const { options, stack, startedAt } = run;
   const { connections, duration, brokers } = options;
@@ -39,6 +40,7 @@ export async function writeResults(run: BenchRun, results: VariantResult[]): Pro
   await mkdir(resultsDir, { recursive: true });
   await writeFile(join(resultsDir, `${startedAt}.json`), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(resultsDir, `${startedAt}.md`), markdown);
+  await writeFile(join(resultsDir, `${startedAt}.html`), benchHtml(report).html);
   await writeFile(
     join(resultsDir, `${startedAt}.svg`),
     toSvg(
@@ -46,7 +48,7 @@ export async function writeResults(run: BenchRun, results: VariantResult[]): Pro
       `${connections} connections, ${duration} s, ${stack.mongoServer}`,
     ),
   );
-  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg}`);
+  console.log(`\n${markdown}\nWritten to bench/results/${startedAt}.{json,md,svg,html}`);
 }
 
 /** Whether any request of any load went unanswered or was answered other than 2xx. */

@@ -20,6 +20,7 @@ import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
 import { progressLine } from '../deploy/local/progress-line.ts';
 import { clusterFacts, commandPartitioner } from './cluster.ts';
 import type { Change } from './figures.ts';
+import { chaosHtml, chaosRecord } from './html-report.ts';
 import { serviceFleet } from './fleet.ts';
 import { reportLines } from './report.ts';
 import { INITIAL_WRITERS, initialGateways, runScenario } from './scenarios.ts';
@@ -217,7 +218,22 @@ try {
   await Promise.all(fleet.all().map((service) => service.stop()));
   const failed =
     findings.length > 0 || traffic.answers.length < minCreates || targets.some(({ met }) => !met);
-  console.log(`\nchaos ${scenario}: ${failed ? 'FAIL' : 'PASS'}`);
+  const record = chaosRecord({
+    scenario,
+    startedAt: new Date(loadStartedAt).toISOString(),
+    passed: !failed,
+    load: traffic.answers,
+    changes,
+    targets,
+    findings,
+    loadStartedAt,
+    loadSeconds,
+  });
+  await writeFile(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
+  await writeFile(join(dir, 'report.html'), chaosHtml(record).html);
+  console.log(
+    `\nchaos ${scenario}: ${failed ? 'FAIL' : 'PASS'} (report: ${join(dir, 'report.html')})`,
+  );
   process.exitCode = failed ? 1 : 0;
 } finally {
   await stopStack();

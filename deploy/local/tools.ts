@@ -24,6 +24,12 @@ export const GO: Tool = {
   install: 'install Go 1.22 or newer from the official Go distribution or your OS packages',
 };
 
+export const CHROMIUM: Tool = {
+  command: 'chromium',
+  neededFor: 'opening the HTML reports in a headless browser (test/unit/html-report.test.ts)',
+  install: 'install Chromium (Debian/Ubuntu: apt-get install chromium)',
+};
+
 const ALTERNATIVE =
   'Alternatively run a Docker engine (the tests then use testcontainers) or point ' +
   'KAFKA_BROKERS and MONGODB_URI at running servers.';

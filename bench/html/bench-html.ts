@@ -1,0 +1,277 @@
+import { calibrationLine } from '../calibration.ts';
+import { createsAnswered, DISTRIBUTION } from '../load.ts';
+import { runLabel, toMarkdown, type Report, type VariantResult } from '../report.ts';
+import { median, summarize } from '../summary.ts';
+import { rangeBars, stackedBars } from './bar-chart.ts';
+import { escapeXml, PALETTE } from './chart-frame.ts';
+import { lineChart, type Series } from './line-chart.ts';
+import { htmlPage, paragraph } from './page.ts';
+
+export interface RenderedReport {
+  html: string;
+  /** The chart that tells most, as its own figure: latency against offered rate, or throughput. */
+  mainChart: string;
+}
+
+/** A bench report as one page of charts, with the Markdown report below them. */
+export function benchHtml(report: Report): RenderedReport {
+  const label = (result: VariantResult) => runLabel(result, report.settings.repeat);
+  const compared = report.results.filter(({ retries }) => retries === null);
+  const throughput = perSecondChart(
+    compared,
+    label,
+    'throughput',
+    'Creates answered per second, warm-up (shaded) then measured',
+    'answered per second',
+    ({ answered }) => answered,
+  );
+  const latency = latencyPerSecondChart(compared, label);
+  const rates = latencyAgainstRate(report, label);
+  const charts = [
+    throughput,
+    latency,
+    percentileChart(compared, label),
+    ...(rates === null ? [] : [rates]),
+    cpuChart(compared, label),
+    ...brokerChart(compared, label),
+    ...repeatCharts(report),
+  ];
+  const html = htmlPage(`Benchmark ${report.startedAt}`, [
+    paragraph(calibrationLine(report.calibration)),
+    ...charts,
+    '<h2>The report</h2>',
+    `<pre>${escapeXml(toMarkdown(report))}</pre>`,
+  ]);
+  return { html, mainChart: rates ?? throughput };
+}
+
+function perSecondChart(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+  id: string,
+  title: string,
+  yLabel: string,
+  value: (second: { answered: number; p50: number; p99: number }) => number,
+): string {
+  const longestWarmUp = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
+  const series: Series[] = results.map((result) => ({
+    name: label(result),
+    points: secondsOf(result).map(({ x, second }) => ({ x, y: value(second) })),
+  }));
+  return lineChart({
+    id,
+    title,
+    xLabel: 's from the start of the measured load',
+    yLabel,
+    series,
+    marks: longestWarmUp === 0 ? [] : [{ x: -longestWarmUp, to: 0, label: 'warm-up' }],
+  });
+}
+
+/** A run's seconds, warm-up first, numbered from the measured load's start (warm-up negative). */
+function secondsOf(result: VariantResult) {
+  const warm = result.warmUp?.perSecond ?? [];
+  return [...warm, ...(result.load.perSecond ?? [])].map((second, index) => ({
+    x: index - warm.length + 1,
+    second,
+  }));
+}
+
+function latencyPerSecondChart(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string {
+  const longestWarmUp = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
+  const answered = (result: VariantResult) =>
+    secondsOf(result).filter(({ second }) => second.answered > second.failed);
+  const series: Series[] = results.flatMap((result) => [
+    {
+      name: `${label(result)} p99`,
+      points: answered(result).map(({ x, second }) => ({ x, y: second.p99 })),
+    },
+    {
+      name: `${label(result)} p50`,
+      dashed: true,
+      points: answered(result).map(({ x, second }) => ({ x, y: second.p50 })),
+    },
+  ]);
+  return lineChart({
+    id: 'latency-per-second',
+    title: 'Latency of each second’s 2xx answers (p99 solid, p50 dashed)',
+    xLabel: 's from the start of the measured load',
+    yLabel: 'ms',
+    series,
+    marks: longestWarmUp === 0 ? [] : [{ x: -longestWarmUp, to: 0, label: 'warm-up' }],
+  });
+}
+
+function percentileChart(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string {
+  return lineChart({
+    id: 'percentiles',
+    title: 'Latency distribution of the measured load (closed loop)',
+    xLabel: 'percentile',
+    yLabel: 'ms',
+    xScale: 'nines',
+    yScale: 'log',
+    series: results.flatMap((result) => {
+      const { distribution } = result.load;
+      if (distribution === undefined) return [];
+      return [
+        {
+          name: label(result),
+          points: DISTRIBUTION.map((p, index) => ({ x: p, y: distribution[index] ?? 0 })),
+        },
+      ];
+    }),
+  });
+}
+
+/** p50, p99 and p99.9 against each offered rate of the open loop; behind-schedule steps hollow. */
+function latencyAgainstRate(
+  report: Report,
+  label: (result: VariantResult) => string,
+): string | null {
+  const runs = report.results.filter(({ openLoop }) => openLoop !== undefined);
+  if (runs.length === 0) return null;
+  const variants = [...new Set(runs.map(({ variant }) => variant))];
+  const series: Series[] = runs.flatMap((result) => {
+    const steps = [
+      ...(result.openLoop?.rates ?? []),
+      ...(result.openLoop?.capacity?.steps ?? []),
+    ].sort((a, b) => a.offered - b.offered);
+    const at = (pick: (step: (typeof steps)[number]) => number) =>
+      steps.map((step) => ({
+        x: step.offered,
+        y: pick(step),
+        ...(step.behindSchedule
+          ? { flagged: 'generator behind schedule' }
+          : step.errors > 0
+            ? { flagged: `${String(step.errors)} errors` }
+            : {}),
+      }));
+    const p99 = { name: `${label(result)} p99`, points: at(({ p99: ms }) => ms) };
+    // Three lines a run are readable for two runs, not for six: repetitions show p99 alone,
+    // in their variant's colour.
+    if (report.settings.repeat > 1)
+      return [{ ...p99, color: PALETTE[variants.indexOf(result.variant)] ?? '#333' }];
+    return [
+      p99,
+      { name: `${label(result)} p50`, dashed: true, points: at(({ p50 }) => p50) },
+      { name: `${label(result)} p99.9`, dashed: true, points: at(({ p999 }) => p999) },
+    ];
+  });
+  const target = report.settings.capacityTargetMs;
+  return lineChart({
+    id: 'latency-vs-rate',
+    title:
+      report.settings.repeat > 1
+        ? 'p99 against offered rate, each run (open loop, from intended send time; hollow: errors or behind schedule)'
+        : 'Latency against offered rate (open loop, from intended send time; hollow: errors or generator behind schedule)',
+    xLabel: 'offered creates per second',
+    yLabel: 'ms (log scale)',
+    yScale: 'log',
+    series,
+    ...(target === undefined || target === null
+      ? {}
+      : { target: { y: target, label: `p99 target ${String(target)} ms` } }),
+  });
+}
+
+function cpuChart(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string {
+  return stackedBars({
+    id: 'cpu-per-create',
+    title: 'CPU per create answered, by process (µs)',
+    xLabel: 'µs of CPU per create',
+    rows: results.map((result) => {
+      const creates = Math.max(1, createsAnswered(result.load));
+      return {
+        label: label(result),
+        segments: result.usage.map(({ name, cpuSeconds }) => ({
+          name,
+          value: Math.round((cpuSeconds * 1e6) / creates),
+        })),
+      };
+    }),
+  });
+}
+
+function brokerChart(
+  results: readonly VariantResult[],
+  label: (result: VariantResult) => string,
+): string[] {
+  const rows = results.flatMap((result) =>
+    result.brokerRequestsPerThousand === undefined
+      ? []
+      : [
+          {
+            label: label(result),
+            segments: Object.entries(result.brokerRequestsPerThousand).map(([name, value]) => ({
+              name,
+              value,
+            })),
+          },
+        ],
+  );
+  return rows.length === 0
+    ? []
+    : [
+        stackedBars({
+          id: 'broker-requests',
+          title: 'Broker requests per 1,000 creates, by kind (JMX)',
+          xLabel: 'requests per 1,000 creates',
+          rows,
+        }),
+      ];
+}
+
+/** With --repeat: each variant's median and min–max, closed loop and, when searched, capacity. */
+function repeatCharts(report: Report): string[] {
+  if (report.settings.repeat < 2) return [];
+  const summaries = summarize(report.results.filter(({ retries }) => retries === null));
+  const charts = [
+    rangeBars({
+      id: 'repeat-throughput',
+      title: `Closed-loop creates per second over ${String(report.settings.repeat)} repetitions: median, min–max`,
+      xLabel: 'creates per second',
+      rows: summaries.map(({ variant, requestsPerSecond }) => ({
+        label: variant,
+        ...requestsPerSecond,
+      })),
+    }),
+    rangeBars({
+      id: 'repeat-p99',
+      title: `Closed-loop p99 over ${String(report.settings.repeat)} repetitions: median, min–max`,
+      xLabel: 'ms',
+      rows: summaries.map(({ variant, p99 }) => ({ label: variant, ...p99 })),
+    }),
+  ];
+  const capacities = new Map<string, number[]>();
+  for (const { variant, openLoop } of report.results) {
+    const rate = openLoop?.capacity?.rate;
+    if (rate === undefined) continue;
+    capacities.set(variant, [...(capacities.get(variant) ?? []), rate ?? 0]);
+  }
+  if (capacities.size > 0)
+    charts.push(
+      rangeBars({
+        id: 'repeat-capacity',
+        title: `Capacity at p99 ≤ ${String(report.settings.capacityTargetMs)} ms over ${String(report.settings.repeat)} repetitions: median, min–max`,
+        xLabel: 'creates per second held',
+        rows: [...capacities].map(([variant, rates]) => {
+          return {
+            label: variant,
+            median: median(rates),
+            min: Math.min(...rates),
+            max: Math.max(...rates),
+          };
+        }),
+      }),
+    );
+  return charts;
+}
