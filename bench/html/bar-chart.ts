@@ -54,7 +54,7 @@ export function stackedBars({ id, title, xLabel, rows }: BarChart<StackedRow>): 
     xTicks,
     yTicks: [],
     body,
-    legend: names.map((name) => ({ name, color: color(name), dashed: false })),
+    legend: names.map((name) => ({ name, color: color(name), stroke: 'solid' as const })),
   });
 }
 

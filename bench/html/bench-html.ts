@@ -84,17 +84,22 @@ function latencyPerSecondChart(
   const longestWarmUp = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
   const answered = (result: VariantResult) =>
     secondsOf(result).filter(({ second }) => second.answered > second.failed);
-  const series: Series[] = results.flatMap((result) => [
-    {
-      name: `${label(result)} p99`,
-      points: answered(result).map(({ x, second }) => ({ x, y: second.p99 })),
-    },
-    {
-      name: `${label(result)} p50`,
-      dashed: true,
-      points: answered(result).map(({ x, second }) => ({ x, y: second.p50 })),
-    },
-  ]);
+  const series: Series[] = results.flatMap((result, index) => {
+    const color = PALETTE[index % PALETTE.length] ?? '#333';
+    return [
+      {
+        name: `${label(result)} p99`,
+        color,
+        points: answered(result).map(({ x, second }) => ({ x, y: second.p99 })),
+      },
+      {
+        name: `${label(result)} p50`,
+        color,
+        stroke: 'dashed' as const,
+        points: answered(result).map(({ x, second }) => ({ x, y: second.p50 })),
+      },
+    ];
+  });
   return lineChart({
     id: 'latency-per-second',
     title: 'Latency of each second’s 2xx answers (p99 solid, p50 dashed)',
@@ -152,15 +157,15 @@ function latencyAgainstRate(
             ? { flagged: `${String(step.errors)} errors` }
             : {}),
       }));
-    const p99 = { name: `${label(result)} p99`, points: at(({ p99: ms }) => ms) };
-    // Three lines a run are readable for two runs, not for six: repetitions show p99 alone,
-    // in their variant's colour.
-    if (report.settings.repeat > 1)
-      return [{ ...p99, color: PALETTE[variants.indexOf(result.variant)] ?? '#333' }];
+    // Each variant in a colour of its own; p99 solid, p50 dashed and p99.9 dotted. Three lines
+    // a run are readable for two runs, not for six: repetitions show p99 alone.
+    const color = PALETTE[variants.indexOf(result.variant) % PALETTE.length] ?? '#333';
+    const p99: Series = { name: `${label(result)} p99`, color, points: at(({ p99: ms }) => ms) };
+    if (report.settings.repeat > 1) return [p99];
     return [
       p99,
-      { name: `${label(result)} p50`, dashed: true, points: at(({ p50 }) => p50) },
-      { name: `${label(result)} p99.9`, dashed: true, points: at(({ p999 }) => p999) },
+      { name: `${label(result)} p50`, color, stroke: 'dashed', points: at(({ p50 }) => p50) },
+      { name: `${label(result)} p99.9`, color, stroke: 'dotted', points: at(({ p999 }) => p999) },
     ];
   });
   const target = report.settings.capacityTargetMs;

@@ -23,10 +23,19 @@ export interface Tick {
   label: string;
 }
 
+/** How a series' line is drawn: its percentiles or runs told apart beside its colour. */
+export type Stroke = 'solid' | 'dashed' | 'dotted';
+
+/** The SVG attribute that draws `stroke` ('' for a solid line). */
+export function dashArray(stroke: Stroke): string {
+  if (stroke === 'solid') return '';
+  return ` stroke-dasharray="${stroke === 'dashed' ? '6 3' : '1.5 2.5'}"`;
+}
+
 export interface LegendEntry {
   name: string;
   color: string;
-  dashed: boolean;
+  stroke: Stroke;
 }
 
 export const escapeXml = (text: string) =>
@@ -88,8 +97,8 @@ export function figure({
     `<text x="14" y="${String(PLOT.top + PLOT.height / 2)}" text-anchor="middle" transform="rotate(-90 14 ${String(PLOT.top + PLOT.height / 2)})">${escapeXml(yLabel)}</text>`,
   ];
   const legendSvg = legend.map(
-    ({ name, color, dashed }, index) =>
-      `<g class="legend"><line x1="${String(right + 14)}" x2="${String(right + 34)}" y1="${String(PLOT.top + 8 + index * 16)}" y2="${String(PLOT.top + 8 + index * 16)}" stroke="${color}" stroke-width="3"${dashed ? ' stroke-dasharray="5 3"' : ''}/><text x="${String(right + 38)}" y="${String(PLOT.top + 12 + index * 16)}">${escapeXml(name.length > LEGEND_CHARS ? `${name.slice(0, LEGEND_CHARS - 1)}…` : name)}<title>${escapeXml(name)}</title></text></g>`,
+    ({ name, color, stroke }, index) =>
+      `<g class="legend"><line x1="${String(right + 14)}" x2="${String(right + 34)}" y1="${String(PLOT.top + 8 + index * 16)}" y2="${String(PLOT.top + 8 + index * 16)}" stroke="${color}" stroke-width="3"${dashArray(stroke)}/><text x="${String(right + 38)}" y="${String(PLOT.top + 12 + index * 16)}">${escapeXml(name.length > LEGEND_CHARS ? `${name.slice(0, LEGEND_CHARS - 1)}…` : name)}<title>${escapeXml(name)}</title></text></g>`,
   );
   return [
     `<figure data-chart="${escapeXml(id)}" data-kind="${kind}">`,

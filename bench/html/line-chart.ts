@@ -1,4 +1,13 @@
-import { axisTicks, escapeXml, figure, PALETTE, PLOT, type Tick } from './chart-frame.ts';
+import {
+  axisTicks,
+  escapeXml,
+  figure,
+  PALETTE,
+  PLOT,
+  type Tick,
+  dashArray,
+  type Stroke,
+} from './chart-frame.ts';
 
 export interface Point {
   x: number;
@@ -10,7 +19,8 @@ export interface Point {
 export interface Series {
   name: string;
   points: readonly Point[];
-  dashed?: boolean;
+  /** Solid when absent. */
+  stroke?: Stroke;
   /** The palette's next colour when absent. */
   color?: string;
 }
@@ -92,16 +102,16 @@ export function lineChart(options: LineChartOptions): string {
     xTicks,
     yTicks,
     body,
-    legend: series.map(({ name, dashed, color }, index) => ({
+    legend: series.map(({ name, stroke, color }, index) => ({
       name,
       color: color ?? PALETTE[index % PALETTE.length] ?? '#333',
-      dashed: dashed === true,
+      stroke: stroke ?? 'solid',
     })),
   });
 }
 
 function seriesSvg(
-  { name, points, dashed }: Series,
+  { name, points, stroke }: Series,
   color: string,
   px: (x: number) => number,
   py: (y: number) => number,
@@ -113,7 +123,7 @@ function seriesSvg(
   );
   return [
     `<g class="series" data-series="${escapeXml(name)}">`,
-    `<polyline points="${path}" fill="none" stroke="${color}" stroke-width="1.5"${dashed === true ? ' stroke-dasharray="5 3"' : ''}/>`,
+    `<polyline points="${path}" fill="none" stroke="${color}" stroke-width="1.5"${dashArray(stroke ?? 'solid')}/>`,
     ...circles,
     '</g>',
   ].join('');
