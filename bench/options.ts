@@ -35,6 +35,9 @@ export interface BenchOptions {
   capacityTargetMs: number | null;
 }
 
+/** Rates one run may list: with a capacity search's steps they stay within a measurement's ids. */
+const MAX_RATES = 32;
+
 /** A capacity step measures at least this long, so that a short stall shows in its p99. */
 export const CAPACITY_MIN_SECONDS = 20;
 
@@ -111,6 +114,10 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
       : values.rates
           .split(',')
           .map((rate) => count(rate.trim(), '--rates', 'requests a second', 1));
+  if (rates.length > MAX_RATES)
+    throw new Error(
+      `--rates takes at most ${String(MAX_RATES)} rates; got ${String(rates.length)}`,
+    );
   const capacityTargetMs =
     values.capacity === undefined
       ? null

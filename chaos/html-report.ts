@@ -26,7 +26,7 @@ export interface ChaosRecord {
   checked: Record<string, number>;
 }
 
-export const FINDING_KINDS = ['lost', 'wrong answer', 'unexpected answer', 'unsettled', 'phantom'];
+const FINDING_KINDS = ['lost', 'wrong answer', 'unexpected answer', 'unsettled', 'phantom'];
 
 export function chaosRecord(run: {
   scenario: string;
@@ -56,9 +56,10 @@ export function chaosRecord(run: {
       answered: answers.filter(ok).length,
       non2xx: answers.filter((answer) => !ok(answer)).length,
       failed: answers.filter(isOutage).length,
+      // No answer ended in that second: no p99 to draw (null in the JSON), not 0 ms.
       p99:
         answers.length === 0
-          ? 0
+          ? Number.NaN
           : percentile(
               answers.map(durationOf).sort((a, b) => a - b),
               99,

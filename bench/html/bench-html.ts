@@ -4,7 +4,7 @@ import { runLabel, toMarkdown, type Report, type VariantResult } from '../report
 import { median, summarize } from '../summary.ts';
 import { rangeBars, stackedBars } from './bar-chart.ts';
 import { escapeXml, PALETTE } from './chart-frame.ts';
-import { lineChart, type Series } from './line-chart.ts';
+import { lineChart, type Mark, type Series } from './line-chart.ts';
 import { htmlPage, paragraph } from './page.ts';
 
 export interface RenderedReport {
@@ -17,14 +17,7 @@ export interface RenderedReport {
 export function benchHtml(report: Report): RenderedReport {
   const label = (result: VariantResult) => runLabel(result, report.settings.repeat);
   const compared = report.results.filter(({ retries }) => retries === null);
-  const throughput = perSecondChart(
-    compared,
-    label,
-    'throughput',
-    'Creates answered per second, warm-up (shaded) then measured',
-    'answered per second',
-    ({ answered }) => answered,
-  );
+  const throughput = throughputChart(compared, label);
   const latency = latencyPerSecondChart(compared, label);
   const rates = latencyAgainstRate(report, label);
   const charts = [
@@ -45,27 +38,27 @@ export function benchHtml(report: Report): RenderedReport {
   return { html, mainChart: rates ?? throughput };
 }
 
-function perSecondChart(
+function throughputChart(
   results: readonly VariantResult[],
   label: (result: VariantResult) => string,
-  id: string,
-  title: string,
-  yLabel: string,
-  value: (second: { answered: number; p50: number; p99: number }) => number,
 ): string {
-  const longestWarmUp = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
-  const series: Series[] = results.map((result) => ({
-    name: label(result),
-    points: secondsOf(result).map(({ x, second }) => ({ x, y: value(second) })),
-  }));
   return lineChart({
-    id,
-    title,
+    id: 'throughput',
+    title: 'Requests answered per second (2xx or not), warm-up (shaded) then measured',
     xLabel: 's from the start of the measured load',
-    yLabel,
-    series,
-    marks: longestWarmUp === 0 ? [] : [{ x: -longestWarmUp, to: 0, label: 'warm-up' }],
+    yLabel: 'answered per second',
+    series: results.map((result) => ({
+      name: label(result),
+      points: secondsOf(result).map(({ x, second }) => ({ x, y: second.answered })),
+    })),
+    marks: warmUpMarks(results),
   });
+}
+
+/** The longest warm-up of the runs, shaded. */
+function warmUpMarks(results: readonly VariantResult[]): Mark[] {
+  const longest = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
+  return longest === 0 ? [] : [{ x: -longest, to: 0, label: 'warm-up' }];
 }
 
 /** A run's seconds, warm-up first, numbered from the measured load's start (warm-up negative). */
@@ -81,22 +74,20 @@ function latencyPerSecondChart(
   results: readonly VariantResult[],
   label: (result: VariantResult) => string,
 ): string {
-  const longestWarmUp = Math.max(0, ...results.map(({ warmUp }) => warmUp?.perSecond?.length ?? 0));
-  const answered = (result: VariantResult) =>
-    secondsOf(result).filter(({ second }) => second.answered > second.failed);
+  // A second without a 2xx answer has no percentiles (NaN): the chart leaves it out.
   const series: Series[] = results.flatMap((result, index) => {
     const color = PALETTE[index % PALETTE.length] ?? '#333';
     return [
       {
         name: `${label(result)} p99`,
         color,
-        points: answered(result).map(({ x, second }) => ({ x, y: second.p99 })),
+        points: secondsOf(result).map(({ x, second }) => ({ x, y: second.p99 })),
       },
       {
         name: `${label(result)} p50`,
         color,
         stroke: 'dashed' as const,
-        points: answered(result).map(({ x, second }) => ({ x, y: second.p50 })),
+        points: secondsOf(result).map(({ x, second }) => ({ x, y: second.p50 })),
       },
     ];
   });
@@ -106,7 +97,7 @@ function latencyPerSecondChart(
     xLabel: 's from the start of the measured load',
     yLabel: 'ms',
     series,
-    marks: longestWarmUp === 0 ? [] : [{ x: -longestWarmUp, to: 0, label: 'warm-up' }],
+    marks: warmUpMarks(results),
   });
 }
 

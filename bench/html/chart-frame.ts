@@ -1,8 +1,10 @@
 /** Where a chart's plot sits in its 760 × 340 SVG. */
-export const WIDTH = 760;
+const WIDTH = 760;
 export const PLOT = { left: 64, top: 16, width: 480, height: 260 } as const;
 /** A legend entry longer than this is cut, with its full name in its tooltip. */
 const LEGEND_CHARS = 30;
+/** Legend entries a chart's height holds, 16 units apart. */
+const LEGEND_ROWS = 19;
 const HEIGHT = 340;
 
 /** Colours that stay apart for the colour-blind (Okabe and Ito), in order of use. */
@@ -96,7 +98,9 @@ export function figure({
     `<text x="${String(PLOT.left + PLOT.width / 2)}" y="${String(bottom + 32)}" text-anchor="middle">${escapeXml(xLabel)}</text>`,
     `<text x="14" y="${String(PLOT.top + PLOT.height / 2)}" text-anchor="middle" transform="rotate(-90 14 ${String(PLOT.top + PLOT.height / 2)})">${escapeXml(yLabel)}</text>`,
   ];
-  const legendSvg = legend.map(
+  // As many entries as the height holds; the rest are named in the points' tooltips.
+  const shown = legend.length > LEGEND_ROWS ? legend.slice(0, LEGEND_ROWS - 1) : legend;
+  const legendSvg = shown.map(
     ({ name, color, stroke }, index) =>
       `<g class="legend"><line x1="${String(right + 14)}" x2="${String(right + 34)}" y1="${String(PLOT.top + 8 + index * 16)}" y2="${String(PLOT.top + 8 + index * 16)}" stroke="${color}" stroke-width="3"${dashArray(stroke)}/><text x="${String(right + 38)}" y="${String(PLOT.top + 12 + index * 16)}">${escapeXml(name.length > LEGEND_CHARS ? `${name.slice(0, LEGEND_CHARS - 1)}…` : name)}<title>${escapeXml(name)}</title></text></g>`,
   );
@@ -108,6 +112,11 @@ export function figure({
     ...axes,
     ...body,
     ...legendSvg,
+    ...(shown.length === legend.length
+      ? []
+      : [
+          `<text x="${String(right + 14)}" y="${String(PLOT.top + 12 + shown.length * 16)}">+${String(legend.length - shown.length)} more (see the tooltips)</text>`,
+        ]),
     '</svg>',
     '</figure>',
   ].join('\n');

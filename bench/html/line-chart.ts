@@ -66,7 +66,9 @@ export function lineChart(options: LineChartOptions): string {
   const toY = log ? (y: number) => Math.log10(Math.max(y, 0.1)) : (y: number) => y;
   const xs = [...points.map(({ x }) => toX(x)), ...marks.flatMap(({ x, to }) => [x, to ?? x])];
   const ys = [...points.map(({ y }) => toY(y)), ...(target === undefined ? [] : [toY(target.y)])];
-  const [xMin, xMax] = [Math.min(0, ...xs), Math.max(1e-9, ...xs)];
+  // A percentile axis always runs to its last tick, points or not.
+  const xFloor = options.xScale === 'nines' ? nines(100) : 1e-9;
+  const [xMin, xMax] = [Math.min(0, ...xs), Math.max(xFloor, ...xs)];
   const [yMin, yMax] = log
     ? [Math.floor(Math.min(...ys, 0)), Math.ceil(Math.max(...ys, 1))]
     : [0, Math.max(1e-9, ...ys) * 1.05];

@@ -21,6 +21,10 @@ const PROBE_OFFSET = 1n << 25n;
 /** Probes answered within the target in a row that show the service has caught up. */
 const CALM_PROBES = 3;
 const SETTLE_CAP_MS = 30_000;
+/** The answer time a probe must keep when no capacity target is given. */
+const RATES_SETTLE_MS = 50;
+/** Steps one measurement's ids hold (`STEP_IDS` each in its 2^32). */
+const MAX_STEPS = 64;
 
 /**
  * The open-loop steps of one variant, started and warm: each `--rates` rate, then the
@@ -48,9 +52,11 @@ export async function measureOpenLoop(
   if (vegeta === null) throw new Error('the open-loop load needs vegeta, provisioned at the start');
   const dir = join(run.dir, 'open-loop');
   await mkdir(dir, { recursive: true });
-  let step = 0n;
+  let step = 0;
   const measureAt = async (rate: number, targetMs: number): Promise<RateStep> => {
-    const first = firstId + step * STEP_IDS;
+    if (step >= MAX_STEPS)
+      throw new Error(`an open loop measures at most ${String(MAX_STEPS)} steps per variant`);
+    const first = firstId + BigInt(step) * STEP_IDS;
     step++;
     const latencies = runningP99();
     let failed = 0;
@@ -62,7 +68,7 @@ export async function measureOpenLoop(
           ? `${elapsed(ms)} of ${String(duration)} s`
           : `all sent, waiting for the last answers (${elapsed(ms)})`;
       run.progress.update(
-        `  ${label} at ${String(rate)} req/s: ${when}, p99 so far ${latencies.p99Ms().toFixed(1)} ms, ${String(failed)} failed`,
+        `  ${label} at ${String(rate)} req/s: ${when}, p99 so far ${latencies.p99Ms().toFixed(1)} ms (from send), ${String(failed)} failed`,
       );
     }, 1_000);
     let result: RateStep;
@@ -101,7 +107,7 @@ export async function measureOpenLoop(
 }
 
 /** A finished step as one line: its latencies from intended send time, errors, and verdict. */
-export function stepLine(label: string, step: RateStep, targetMs: number): string {
+function stepLine(label: string, step: RateStep, targetMs: number): string {
   const errors = Object.entries(step.errorKinds)
     .map(([kind, count]) => `${String(count)} × ${kind}`)
     .join(', ');
@@ -119,8 +125,9 @@ export function stepLine(label: string, step: RateStep, targetMs: number): strin
 }
 
 /**
- * Waits until creates sent one at a time are answered within the target again (3 in a row), at
- * most 30 s: after a step the service missed, its queues still hold that step's backlog.
+ * Waits until creates sent one at a time are answered within the target (50 ms with `--rates`
+ * alone) again, 3 in a row, at most 30 s in all: after a step the service missed, its queues
+ * still hold that step's backlog.
  */
 async function settle(
   run: BenchRun,
@@ -131,14 +138,14 @@ async function settle(
   const until = Date.now() + SETTLE_CAP_MS;
   let calm = 0;
   let id = firstId;
-  const bound = Number.isFinite(targetMs) ? targetMs : 50;
+  const bound = Number.isFinite(targetMs) ? targetMs : RATES_SETTLE_MS;
   while (calm < CALM_PROBES && Date.now() < until) {
     const sentAt = performance.now();
     const response = await fetch(`${url}/plants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' },
       body: plantBody(id++),
-      signal: AbortSignal.timeout(SETTLE_CAP_MS),
+      signal: AbortSignal.timeout(Math.max(1, until - Date.now())),
     }).catch(() => null);
     await response?.arrayBuffer();
     const answeredWell = response?.ok === true && performance.now() - sentAt <= bound;

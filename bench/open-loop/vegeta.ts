@@ -11,8 +11,8 @@ import { GO, requireTools, type Tool } from '../../deploy/local/tools.ts';
 import { plantBody } from '../load.ts';
 import { reapedChildrenCpuSeconds } from '../process-stats.ts';
 
-export const VEGETA_VERSION = 'v12.13.0';
-export const VEGETA_CACHE_NAME = `vegeta-${VEGETA_VERSION}`;
+const VEGETA_VERSION = 'v12.13.0';
+const VEGETA_CACHE_NAME = `vegeta-${VEGETA_VERSION}`;
 const MODULE = 'github.com/tsenart/vegeta/v12';
 
 const VEGETA_BUILD: Tool = {
@@ -77,10 +77,22 @@ export async function attack(
   options: AttackOptions,
   onHit: (hit: Hit) => void = () => undefined,
 ): Promise<Attack> {
-  const { vegeta, rate, seconds, dir } = options;
+  const { rate, seconds, dir } = options;
   const targets = join(dir, `targets-${String(rate)}.jsonl`);
   // One spare second: vegeta loops over its targets when they run out, which would send repeats.
   await writeTargets(targets, options, rate * (seconds + 1));
+  try {
+    return await attackWith(targets, options, onHit);
+  } finally {
+    await rm(targets, { force: true });
+  }
+}
+
+async function attackWith(
+  targets: string,
+  { vegeta, rate, seconds }: AttackOptions,
+  onHit: (hit: Hit) => void,
+): Promise<Attack> {
   // vegeta's CPU is counted once it has been waited for, among this process's children's.
   const before = reapedChildrenCpuSeconds(process.pid);
   const attacker = spawn(
@@ -99,19 +111,39 @@ export async function attack(
   const encoder = spawn(vegeta, ['encode', '-to=csv'], {
     stdio: [attacker.stdout, 'pipe', 'pipe'],
   });
+  // Either failing stops both: an attack whose encoder died would block on its full pipe.
+  const stopBoth = () => {
+    attacker.kill();
+    encoder.kill();
+  };
   const hits: Hit[] = [];
+  let unreadable: string | undefined;
   const lines = createInterface({ input: encoder.stdout });
   const read = once(lines, 'close');
   lines.on('line', (line) => {
-    const hit = parseResult(line);
+    const hit = unreadable === undefined ? parseResult(line) : null;
+    if (hit === null) {
+      unreadable ??= line;
+      stopBoth();
+      return;
+    }
     hits.push(hit);
     onHit(hit);
   });
-  const [attacked, encoded] = await Promise.all([exitOf(attacker), exitOf(encoder)]);
+  const failedIf = async (exit: Promise<string>) => {
+    const failure = await exit;
+    if (failure !== '') stopBoth();
+    return failure;
+  };
+  const [attacked, encoded] = await Promise.all([
+    failedIf(exitOf(attacker)),
+    failedIf(exitOf(encoder)),
+  ]);
+  await read;
+  if (unreadable !== undefined)
+    throw new Error(`vegeta wrote a result line not understood: ${unreadable}`);
   if (attacked !== '') throw new Error(`vegeta attack failed: ${attacked}`);
   if (encoded !== '') throw new Error(`vegeta encode failed: ${encoded}`);
-  await read;
-  await rm(targets, { force: true });
   return { hits, generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - before };
 }
 
@@ -147,10 +179,14 @@ async function writeTargets(
  * One line of vegeta's CSV: timestamp ns, code, latency ns, bytes out, bytes in, error, body,
  * attack name, seq, method, URL, headers. The error is the only field that may hold commas or
  * quotes, so the fields before it are cut from the front and the six after it from the back.
+ * Null for a line that is not one.
  */
-export function parseResult(line: string): Hit {
+export function parseResult(line: string): Hit | null {
   const front = line.split(',', 5);
   const back = line.split(',').slice(-6);
+  const numbers = [front[0], front[1], front[2], back[2]];
+  if (back.length < 6 || !numbers.every((field) => field !== undefined && /^\d+$/.test(field)))
+    return null;
   const error = line
     .slice(front.join(',').length + 1, line.length - back.join(',').length - 1)
     .replace(/^"(.*)"$/s, '$1')

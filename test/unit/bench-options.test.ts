@@ -77,6 +77,9 @@ describe('npm run bench flags', () => {
     expect(() => benchOptions(['--rates', '0'])).toThrow(
       '--rates takes a number of requests a second (1 or more); got "0"',
     );
+    expect(() =>
+      benchOptions(['--rates', Array.from({ length: 33 }, () => '100').join(',')]),
+    ).toThrow('--rates takes at most 32 rates; got 33');
     expect(() => benchOptions(['--capacity', '50ms'])).toThrow(
       '--capacity takes a number of milliseconds of p99 (1 or more); got "50ms"',
     );

@@ -253,6 +253,21 @@ describe('npm run report', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const html = await readFile(join(dir, 'run.html'), 'utf8');
+    const chaosDir = await mkdtemp(join(tmpdir(), 'report-cli-chaos-'));
+    await writeFile(
+      join(chaosDir, 'run.json'),
+      await readFile(join(import.meta.dirname, '..', 'fixtures', 'chaos-run.json')),
+    );
+    const chaos = spawnSync(
+      process.execPath,
+      [join(projectRoot, 'bench', 'html', 'render.ts'), join(chaosDir, 'run.json')],
+      { encoding: 'utf8' },
+    );
+    expect(chaos.status).toBe(0);
+    // Where the chaos run itself writes its page.
+    expect(await readFile(join(chaosDir, 'report.html'), 'utf8')).toContain(
+      'data-chart="answered"',
+    );
     const svg = await readFile(image, 'utf8');
     expect(html).toContain('data-chart="latency-vs-rate"');
     expect(svg.startsWith('<svg')).toBe(true);
