@@ -122,6 +122,15 @@ async function measureStarted(
   ]);
   run.progress.end();
   const usage = sampler.stop();
+  const machine = machineSampler.stop();
+  const replyFetches =
+    fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
+  const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
+  const requests =
+    requestsBefore === null || requestsAfter === null
+      ? undefined
+      : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
+  // After every figure of the closed loop is read: its windows must not take in these steps.
   const openLoop =
     options.rates.length === 0 && options.capacityTargetMs === null
       ? undefined
@@ -131,14 +140,6 @@ async function measureStarted(
           closedLoopRate: load.requestsPerSecond,
           sampled,
         });
-  const machine = machineSampler.stop();
-  const replyFetches =
-    fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
-  const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
-  const requests =
-    requestsBefore === null || requestsAfter === null
-      ? undefined
-      : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
   const seq: LoadResult | null =
     variant === 'ceiling' || sequential === 0 || retrying !== undefined
       ? null
