@@ -48,7 +48,7 @@ export function median(values: readonly number[]): number {
   return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
-function spreadOf(values: readonly number[]): Spread {
+export function spreadOf(values: readonly number[]): Spread {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
 }
 

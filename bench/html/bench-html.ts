@@ -1,7 +1,8 @@
 import { calibrationLine } from '../calibration.ts';
 import { createsAnswered, DISTRIBUTION } from '../load.ts';
 import { runLabel, toMarkdown, type Report, type VariantResult } from '../report.ts';
-import { median, summarize } from '../summary.ts';
+import { spreadOf, summarize } from '../summary.ts';
+import { capacitiesByVariant } from '../open-loop/report-lines.ts';
 import { rangeBars, stackedBars } from './bar-chart.ts';
 import { escapeXml, PALETTE } from './chart-frame.ts';
 import { lineChart, type Mark, type Series } from './line-chart.ts';
@@ -247,26 +248,17 @@ function repeatCharts(report: Report): string[] {
       rows: summaries.map(({ variant, p99 }) => ({ label: variant, ...p99 })),
     }),
   ];
-  const capacities = new Map<string, number[]>();
-  for (const { variant, openLoop } of report.results) {
-    const rate = openLoop?.capacity?.rate;
-    if (rate === undefined) continue;
-    capacities.set(variant, [...(capacities.get(variant) ?? []), rate ?? 0]);
-  }
+  const capacities = capacitiesByVariant(report.results);
   if (capacities.size > 0)
     charts.push(
       rangeBars({
         id: 'repeat-capacity',
         title: `Capacity at p99 ≤ ${String(report.settings.capacityTargetMs)} ms over ${String(report.settings.repeat)} repetitions: median, min–max`,
         xLabel: 'creates per second held',
-        rows: [...capacities].map(([variant, rates]) => {
-          return {
-            label: variant,
-            median: median(rates),
-            min: Math.min(...rates),
-            max: Math.max(...rates),
-          };
-        }),
+        rows: [...capacities].map(([variant, runs]) => ({
+          label: variant,
+          ...spreadOf(runs.map(({ rate }) => rate)),
+        })),
       }),
     );
   return charts;

@@ -5,7 +5,7 @@ import type { BenchRun } from '../bench-run.ts';
 import { plantBody } from '../load.ts';
 import { sampleMachine, sampleProcesses, type SampledProcess } from '../process-stats.ts';
 import { searchCapacity, type Capacity } from './capacity.ts';
-import { heldTarget, rateStep, type RateStep } from './rate-step.ts';
+import { errorKindsText, heldTarget, rateStep, type RateStep } from './rate-step.ts';
 import { attack } from './vegeta.ts';
 
 /** What a variant answered at steady arrival rates (`--rates`, `--capacity`). */
@@ -108,9 +108,7 @@ export async function measureOpenLoop(
 
 /** A finished step as one line: its latencies from intended send time, errors, and verdict. */
 function stepLine(label: string, step: RateStep, targetMs: number): string {
-  const errors = Object.entries(step.errorKinds)
-    .map(([kind, count]) => `${String(count)} × ${kind}`)
-    .join(', ');
+  const errors = errorKindsText(step);
   const verdict = Number.isFinite(targetMs)
     ? `; ${heldTarget(step, targetMs) ? 'held' : 'missed'} p99 ≤ ${String(targetMs)} ms`
     : '';

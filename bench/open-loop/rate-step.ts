@@ -117,6 +117,13 @@ export function rateStep(
   };
 }
 
+/** A step's errors by kind, as `3 × 503, 1 × no answer` ('' when none). */
+export function errorKindsText({ errorKinds }: RateStep): string {
+  return Object.entries(errorKinds)
+    .map(([kind, count]) => `${String(count)} × ${kind}`)
+    .join(', ');
+}
+
 /** Whether a step held the latency target: on schedule, no error, p99 within `targetMs`. */
 export function heldTarget(step: RateStep, targetMs: number): boolean {
   return !step.behindSchedule && step.errors === 0 && step.p99 <= targetMs;

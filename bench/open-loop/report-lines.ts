@@ -1,6 +1,6 @@
 import type { VariantResult } from '../report.ts';
-import { median } from '../summary.ts';
-import { heldTarget, type RateStep } from './rate-step.ts';
+import { spreadOf } from '../summary.ts';
+import { errorKindsText, heldTarget, type RateStep } from './rate-step.ts';
 
 /** The project's goal for e2e's capacity against a direct write's. */
 const CAPACITY_RATIO_GOAL = 2.5;
@@ -36,9 +36,7 @@ export function openLoopLines(
 }
 
 function stepRow(run: string, kind: string, step: RateStep, targetMs: number | null): string {
-  const errors = Object.entries(step.errorKinds)
-    .map(([code, count]) => `${String(count)} × ${code}`)
-    .join(', ');
+  const errors = errorKindsText(step);
   const notes = [
     step.behindSchedule ? `**behind schedule** (send lag p99 ${ms(step.sendLagP99)} ms)` : '',
     targetMs === null ? '' : heldTarget(step, targetMs) ? 'held' : 'missed',
@@ -46,9 +44,11 @@ function stepRow(run: string, kind: string, step: RateStep, targetMs: number | n
   return `| ${run} | ${kind} | ${String(step.offered)} | ${String(step.achieved)} | ${ms(step.p50)} | ${ms(step.p99)} | ${ms(step.p999)} | ${ms(step.max)} | ${String(step.errors)}${errors === '' ? '' : ` (${errors})`} | ${String(step.machineBusyPercent)} | ${step.generatorCpuSeconds.toFixed(1)} | ${notes.join('; ')} |`;
 }
 
-/** Each variant's capacity, median (min–max) over its runs, and e2e's ÷ direct's against the goal. */
-function capacityLines(results: readonly VariantResult[]): string[] {
-  const byVariant = new Map<string, { rate: number | null; vegetaShare: number }[]>();
+/** Each variant's capacity searches, in the order run: the rate held (0 when none) and vegeta's CPU share there. */
+export function capacitiesByVariant(
+  results: readonly VariantResult[],
+): Map<string, { rate: number; vegetaShare: number }[]> {
+  const byVariant = new Map<string, { rate: number; vegetaShare: number }[]>();
   for (const { variant, openLoop } of results) {
     const capacity = openLoop?.capacity;
     if (capacity === undefined || capacity === null) continue;
@@ -56,20 +56,26 @@ function capacityLines(results: readonly VariantResult[]): string[] {
     const share = step === undefined ? 0 : step.generatorCpuSeconds / step.seconds;
     byVariant.set(variant, [
       ...(byVariant.get(variant) ?? []),
-      { rate: capacity.rate, vegetaShare: share },
+      { rate: capacity.rate ?? 0, vegetaShare: share },
     ]);
   }
+  return byVariant;
+}
+
+/** Each variant's capacity, median (min–max) over its runs, and e2e's ÷ direct's against the goal. */
+function capacityLines(results: readonly VariantResult[]): string[] {
+  const byVariant = capacitiesByVariant(results);
   if (byVariant.size === 0) return [];
-  const medians = new Map(
-    [...byVariant].map(([variant, runs]) => [variant, median(runs.map(({ rate }) => rate ?? 0))]),
+  const spreads = new Map(
+    [...byVariant].map(([variant, runs]) => [variant, spreadOf(runs.map(({ rate }) => rate))]),
   );
   const lines = [...byVariant].map(([variant, runs]) => {
-    const rates = runs.map(({ rate }) => rate ?? 0);
+    const { median, min, max } = spreads.get(variant) ?? spreadOf([0]);
     const shares = runs.map(({ vegetaShare }) => Math.round(vegetaShare * 100));
-    return `| ${variant} | ${String(medians.get(variant))} (${String(Math.min(...rates))}–${String(Math.max(...rates))}) | ${rates.join(', ')} | ${shares.join(', ')} |`;
+    return `| ${variant} | ${String(median)} (${String(min)}–${String(max)}) | ${runs.map(({ rate }) => rate).join(', ')} | ${shares.join(', ')} |`;
   });
-  const e2e = medians.get('e2e');
-  const direct = medians.get('direct');
+  const e2e = spreads.get('e2e')?.median;
+  const direct = spreads.get('direct')?.median;
   const ratio = e2e === undefined || direct === undefined || direct === 0 ? null : e2e / direct;
   return [
     `Capacity: the highest steady rate held (p99 within the target, no error, on schedule), to within 10 %; median (min–max) over ${String(Math.max(...[...byVariant.values()].map((runs) => runs.length)))} run(s).`,
