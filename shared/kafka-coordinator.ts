@@ -47,6 +47,20 @@ function lostCoordinator(error: unknown): boolean {
   );
 }
 
+/**
+ * A commit that found its coordinator gone again just after looking it up: the cluster has not
+ * settled yet (the dead node not fenced, or the new coordinator not acting yet). Retriable, and
+ * not NOT_COORDINATOR_FOR_GROUP, which kafkajs's fetch loop takes for a rebalance and answers by
+ * joining again: the loop tries once more after its back-off, the offsets still pending.
+ */
+export class CoordinatorStillLostError extends Error {
+  readonly retriable = true;
+  constructor(groupId: string, cause: unknown) {
+    super(`the group coordinator of ${groupId} is still not reachable`, { cause });
+    this.name = 'CoordinatorStillLostError';
+  }
+}
+
 /** The lookup under way for each group, shared by every heartbeat and commit that lost it. */
 const lookups = new WeakMap<ConsumerGroup, Promise<void>>();
 /** A lookup that gave up (the cluster client's retries spent): the next heartbeat throws it. */
@@ -88,7 +102,8 @@ let installed = false;
  * From here on, for every kafkajs consumer in the process: a heartbeat or commit that finds its
  * coordinator gone looks it up again at once (FindCoordinator, with the client's retry settings)
  * and keeps the member: heartbeats are skipped while the lookup runs, so fetching goes on, and a
- * commit waits for it and is sent once more. A fetch refused by a dead leader refreshes metadata
+ * commit waits for it and is sent once more; lost again, it fails as retriable, never as a
+ * rebalance. A fetch refused by a dead leader refreshes metadata
  * and heartbeats instead of failing the loop. kafkajs issue 1069 and pull request 1779 describe
  * the same gap; neither is in a release.
  */
@@ -130,7 +145,12 @@ export function rediscoverLostCoordinators(): void {
       } catch (error) {
         if (!lostCoordinator(error)) throw error;
         await lookUpCoordinator(this, error);
-        await commit.apply(this, args);
+        try {
+          await commit.apply(this, args);
+        } catch (again) {
+          if (!lostCoordinator(again)) throw again;
+          throw new CoordinatorStillLostError(this.groupId, again);
+        }
       }
     };
   prototype.commitOffsets = commitOnce(commitOffsets);

@@ -1,6 +1,8 @@
-import type { Admin } from 'kafkajs';
+import { setTimeout } from 'node:timers/promises';
+import type { Admin, Consumer } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { kafkaClient } from '../../shared/kafka-client.ts';
+import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { partitioner, uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
@@ -12,6 +14,7 @@ import { ownKafkaCluster } from '../support/own-kafka.ts';
  */
 const SESSION_TIMEOUT_MS = 30_000;
 const CONSUMED_AFTER_KILL_WITHIN_MS = 20_000;
+const TOPIC_KNOWN_WITHIN_MS = 10_000;
 
 /** The local brokers keep one offsets partition: its leader coordinates every group. */
 async function coordinatorNode(admin: Admin): Promise<number> {
@@ -19,6 +22,24 @@ async function coordinatorNode(admin: Admin): Promise<number> {
   const leader = offsets?.partitions.find(({ partitionId }) => partitionId === 0)?.leader;
   if (leader === undefined) throw new Error('__consumer_offsets has no partition 0');
   return leader;
+}
+
+/**
+ * A topic just created is not known at once to every broker of a cluster, and kafkajs's subscribe
+ * asks one of them: it is refused with the retriable UNKNOWN_TOPIC_OR_PARTITION until that broker
+ * has caught up (a service's start retries it the same way).
+ */
+async function subscribeOnceKnown(consumer: Consumer, topic: string): Promise<void> {
+  const deadline = Date.now() + TOPIC_KNOWN_WITHIN_MS;
+  for (;;) {
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true });
+      return;
+    } catch (error) {
+      if (!kafkaErrorIsRetriable(error) || Date.now() > deadline) throw error;
+      await setTimeout(200);
+    }
+  }
 }
 
 describe.skipIf(localServersUnavailable)(
@@ -54,7 +75,7 @@ describe.skipIf(localServersUnavailable)(
         joins++;
       });
       const consumed: string[] = [];
-      await consumer.subscribe({ topic, fromBeginning: true });
+      await subscribeOnceKnown(consumer, topic);
       await consumer.run({
         eachMessage: ({ message }) => {
           consumed.push(String(message.value));
