@@ -103,9 +103,9 @@ let installed = false;
  * coordinator gone looks it up again at once (FindCoordinator, with the client's retry settings)
  * and keeps the member: heartbeats are skipped while the lookup runs, so fetching goes on, and a
  * commit waits for it and is sent once more; lost again, it fails as retriable, never as a
- * rebalance. A fetch refused by a dead leader refreshes metadata
- * and heartbeats instead of failing the loop. kafkajs issue 1069 and pull request 1779 describe
- * the same gap; neither is in a release.
+ * rebalance. A fetch refused by a dead leader refreshes metadata and heartbeats instead of
+ * failing the loop. kafkajs issue 1069 and pull request 1779 describe the same gap; neither is in
+ * a release.
  */
 export function rediscoverLostCoordinators(): void {
   if (installed) return;
