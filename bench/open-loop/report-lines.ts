@@ -66,16 +66,15 @@ export function capacitiesByVariant(
 function capacityLines(results: readonly VariantResult[]): string[] {
   const byVariant = capacitiesByVariant(results);
   if (byVariant.size === 0) return [];
-  const spreads = new Map(
-    [...byVariant].map(([variant, runs]) => [variant, spreadOf(runs.map(({ rate }) => rate))]),
-  );
+  const medians = new Map<string, number>();
   const lines = [...byVariant].map(([variant, runs]) => {
-    const { median, min, max } = spreads.get(variant) ?? spreadOf([0]);
+    const { median, min, max } = spreadOf(runs.map(({ rate }) => rate));
+    medians.set(variant, median);
     const shares = runs.map(({ vegetaShare }) => Math.round(vegetaShare * 100));
     return `| ${variant} | ${String(median)} (${String(min)}–${String(max)}) | ${runs.map(({ rate }) => rate).join(', ')} | ${shares.join(', ')} |`;
   });
-  const e2e = spreads.get('e2e')?.median;
-  const direct = spreads.get('direct')?.median;
+  const e2e = medians.get('e2e');
+  const direct = medians.get('direct');
   const ratio = e2e === undefined || direct === undefined || direct === 0 ? null : e2e / direct;
   return [
     `Capacity: the highest steady rate held (p99 within the target, no error, on schedule), to within 10 %; median (min–max) over ${String(Math.max(...[...byVariant.values()].map((runs) => runs.length)))} run(s).`,

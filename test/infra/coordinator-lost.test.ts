@@ -1,9 +1,9 @@
-import { setTimeout } from 'node:timers/promises';
-import type { Admin, Consumer } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { kafkaClient } from '../../shared/kafka-client.ts';
 import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { startUpWithin } from '../../shared/start-up.ts';
 import { partitioner, uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafkaCluster } from '../support/own-kafka.ts';
@@ -24,34 +24,17 @@ async function coordinatorNode(admin: Admin): Promise<number> {
   return leader;
 }
 
-/**
- * A topic just created is not known at once to every broker of a cluster, and kafkajs's subscribe
- * asks one of them: it is refused with the retriable UNKNOWN_TOPIC_OR_PARTITION until that broker
- * has caught up (a service's start retries it the same way).
- */
-async function subscribeOnceKnown(consumer: Consumer, topic: string): Promise<void> {
-  const deadline = Date.now() + TOPIC_KNOWN_WITHIN_MS;
-  for (;;) {
-    try {
-      await consumer.subscribe({ topic, fromBeginning: true });
-      return;
-    } catch (error) {
-      if (!kafkaErrorIsRetriable(error) || Date.now() > deadline) throw error;
-      await setTimeout(200);
-    }
-  }
-}
-
 describe.skipIf(localServersUnavailable)(
   'A consumer of the services Kafka client on a cluster of three brokers',
   { timeout: OWN_STACK_TIMEOUT_MS },
   () => {
     it("When its group coordinator's node is SIGKILLed, then it finds the new coordinator, keeps its membership and consumes a message produced after the kill", async () => {
       const cluster = await ownKafkaCluster(3);
+      const logger = createLogger('coordinator-test', 'silent');
       const kafka = kafkaClient(
         'coordinator-test',
         { brokers: cluster.brokers.split(',') },
-        createLogger('coordinator-test', 'silent'),
+        logger,
       );
       const admin = kafka.admin();
       const producer = kafka.producer({ createPartitioner: partitioner });
@@ -75,7 +58,14 @@ describe.skipIf(localServersUnavailable)(
         joins++;
       });
       const consumed: string[] = [];
-      await subscribeOnceKnown(consumer, topic);
+      // A topic just created is not known at once to every broker, and subscribe asks one of
+      // them: refused with the retriable UNKNOWN_TOPIC_OR_PARTITION until it has caught up, so it
+      // is retried as a service's start retries it.
+      await startUpWithin(TOPIC_KNOWN_WITHIN_MS, logger).retry(
+        `the topic ${topic} to be known to the broker asked`,
+        () => consumer.subscribe({ topic, fromBeginning: true }),
+        kafkaErrorIsRetriable,
+      );
       await consumer.run({
         eachMessage: ({ message }) => {
           consumed.push(String(message.value));
