@@ -41,7 +41,12 @@ export const ERRORS = {
   notFound: {
     error: 4040,
     status: 404,
-    when: 'no such route',
+    when: 'no such path, whatever the method; `CONNECT` to any target (the gateway is not a proxy)',
+  },
+  methodNotAllowed: {
+    error: 4050,
+    status: 405,
+    when: 'any method on `/plants` but `POST` (`HEAD`, `OPTIONS` and `TRACE` included), with `Allow: POST`; answered before the token is checked or the body read',
   },
   requestTimeout: {
     error: 4080,

@@ -46,8 +46,6 @@ describe('POST /plants fuzzed by schemathesis from the served OpenAPI document',
         `http://127.0.0.1:${String(port)}/openapi.json`,
         ...['--header', `Authorization: Bearer ${TOKEN}`],
         ...['--checks', 'all'],
-        // Other methods on /plants answer 404/4040 by decision (docs/decisions.md), not 405.
-        ...['--exclude-checks', 'unsupported_method'],
         ...['--mode', 'all'],
         '--generation-deterministic',
         ...['--max-examples', String(MAX_EXAMPLES)],

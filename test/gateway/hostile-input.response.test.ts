@@ -26,6 +26,7 @@ const NOT_JSON = refused(400, 4001);
 const MALFORMED_HTTP = refused(400, 4002);
 const UNAUTHORIZED = refused(401, 4010);
 const NO_ROUTE = refused(404, 4040);
+const METHOD_NOT_ALLOWED = refused(405, 4050);
 const TIMED_OUT = refused(408, 4080);
 const TOO_LARGE = refused(413, 4130);
 const NOT_JSON_MEDIA = refused(415, 4150);
@@ -266,11 +267,9 @@ const CORPUS: Record<string, Case[]> = {
     ],
   ],
   methods: [
-    ...['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND'].map((method): Case => [
-      `${method} /plants is sent`,
-      call(method),
-      NO_ROUTE,
-    ]),
+    ...['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'M-SEARCH'].map(
+      (method): Case => [`${method} /plants is sent`, call(method), METHOD_NOT_ALLOWED],
+    ),
     [
       'QUERY /plants is sent with a JSON body',
       rawRequest(
@@ -283,10 +282,13 @@ const CORPUS: Record<string, Case[]> = {
         },
         Buffer.from('{}'),
       ),
-      NO_ROUTE,
+      METHOD_NOT_ALLOWED,
     ],
-    ['QUERY /plants is sent without a content type', call('QUERY'), MALFORMED_HTTP],
+    ['QUERY /plants is sent without a content type', call('QUERY'), METHOD_NOT_ALLOWED],
+    ['QUERY /nope is sent without a content type', call('QUERY', '/nope'), MALFORMED_HTTP],
+    ['GET /plants/1 is sent', call('GET', '/plants/1'), NO_ROUTE],
     ['CONNECT is sent', call('CONNECT', 'example.test:443'), NO_ROUTE],
+    ['CONNECT /plants is sent', call('CONNECT', '/plants'), NO_ROUTE],
     ['the method is lower case (post)', call('post'), MALFORMED_HTTP],
     ['the method is unknown (BREW)', call('BREW'), MALFORMED_HTTP],
     ['the path has a trailing slash', call('POST', '/plants/'), NO_ROUTE],

@@ -15,7 +15,7 @@ interface DeclaredResponse {
 
 /** The parts of the served OpenAPI document this test reads. */
 interface OpenApi {
-  components: unknown;
+  components: { responses: { MethodNotAllowed: DeclaredResponse } };
   paths: { '/plants': { post: { responses: Record<string, DeclaredResponse | undefined> } } };
 }
 
@@ -54,7 +54,7 @@ function departures(
 const plant = (id: number, name: string) => JSON.stringify({ id, name });
 
 describe('Answers of POST /plants against the served OpenAPI document', () => {
-  it('When a real 200, 400 (4000, 4001, 4009), 401, 404, 413, 415, 429, 503 and 504 are provoked, then each body, error code and header is what the document declares for its status', async () => {
+  it('When a real 200, 400 (4000, 4001, 4009), 401, 404, 405, 413, 415, 429, 503 and 504 are provoked, then each body, error code and header is what the document declares for its status', async () => {
     const harness = await startTestGateway();
     const rateLimited = await attachGateway(harness, { rateLimitPerMinute: 1 });
     const full = await attachGateway(harness, { maxInFlight: 0 });
@@ -63,6 +63,11 @@ describe('Answers of POST /plants against the served OpenAPI document', () => {
       await harness.request({ method: 'GET', url: '/openapi.json' })
     ).json<OpenApi>();
     const { responses } = document.paths['/plants'].post;
+    // What no operation answers: a path that does not exist, a method /plants does not allow.
+    const outsideOperations: Record<number, DeclaredResponse> = {
+      404: ANY_ROUTE,
+      405: document.components.responses.MethodNotAllowed,
+    };
     const cases: [string, number, () => Promise<LightMyRequestResponse>][] = [
       ['created', 200, () => harness.post(plant(1, 'Fern'))],
       ['conflicting', 400, () => harness.post(plant(1, 'Moss'))],
@@ -81,6 +86,18 @@ describe('Answers of POST /plants against the served OpenAPI document', () => {
       ],
       ['unknown token', 401, () => harness.post(plant(3, 'Fern'), { authorization: 'Bearer x' })],
       ['no such route', 404, () => harness.request({ method: 'GET', url: '/nope' })],
+      ['another method', 405, () => harness.request({ method: 'GET', url: '/plants' })],
+      [
+        'another method with a bad token and a body',
+        405,
+        () =>
+          harness.request({
+            method: 'PUT',
+            url: '/plants',
+            headers: { authorization: 'Bearer x', 'content-type': 'application/json' },
+            payload: plant(3, 'Fern'),
+          }),
+      ],
       ['too large', 413, () => harness.post(plant(4, 'x'.repeat(BODY_LIMIT_BYTES)))],
       [
         'not JSON media',
@@ -96,7 +113,7 @@ describe('Answers of POST /plants against the served OpenAPI document', () => {
     const answers: { name: string; status: number; departures: string[] }[] = [];
     for (const [name, , send] of cases) {
       const answer = await send();
-      const declared = answer.statusCode === 404 ? ANY_ROUTE : responses[String(answer.statusCode)];
+      const declared = outsideOperations[answer.statusCode] ?? responses[String(answer.statusCode)];
       answers.push({
         name,
         status: answer.statusCode,

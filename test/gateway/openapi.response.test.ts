@@ -32,23 +32,16 @@ describe('GET /openapi.json', () => {
     const response = await gateway.request({ method: 'GET', url: '/openapi.json' });
 
     expect(response.statusCode).toBe(200);
+    interface Response {
+      content: {
+        'application/json': { examples?: Record<string, { value: { error: number } }> };
+      };
+      headers?: Record<string, object>;
+    }
     const served = response.json<{
       servers: unknown;
-      paths: {
-        '/plants': {
-          post: {
-            responses: Record<
-              string,
-              {
-                content: {
-                  'application/json': { examples?: Record<string, { value: { error: number } }> };
-                };
-                headers?: object;
-              }
-            >;
-          };
-        };
-      };
+      paths: { '/plants': { post: { responses: Record<string, Response> } } };
+      components: { responses: { MethodNotAllowed: Response } };
     }>();
     expect(
       missingFrom({ ...served, servers: undefined }, { ...(seed as object), servers: undefined }),
@@ -68,11 +61,14 @@ describe('GET /openapi.json', () => {
       '504',
     ]);
     const { responses } = served.paths['/plants'].post;
-    // Every error of the service but 404/4040, which no route of the document answers.
-    const listed = Object.entries(responses).flatMap(([status, { content }]) =>
-      Object.values(content['application/json'].examples ?? {}).map(
-        ({ value }) => `${status}/${String(value.error)}`,
-      ),
+    const { MethodNotAllowed } = served.components.responses;
+    // Every error of the service but 404/4040, which no route of the document answers; 405/4050
+    // as the reusable answer to the methods /plants does not allow.
+    const listed = Object.entries({ ...responses, '405': MethodNotAllowed }).flatMap(
+      ([status, { content }]) =>
+        Object.values(content['application/json'].examples ?? {}).map(
+          ({ value }) => `${status}/${String(value.error)}`,
+        ),
     );
     expect(listed.sort()).toEqual(
       Object.values(ERRORS)
@@ -87,5 +83,11 @@ describe('GET /openapi.json', () => {
         ),
       ),
     ).toEqual({ '401': ['WWW-Authenticate'], '429': ['Retry-After'], '503': ['Retry-After'] });
+    expect(MethodNotAllowed.headers).toEqual({
+      Allow: expect.objectContaining({
+        required: true,
+        schema: { type: 'string', enum: ['POST'] },
+      }) as object,
+    });
   });
 });

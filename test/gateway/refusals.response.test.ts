@@ -97,14 +97,27 @@ describe('POST /plants refusals, each with an Error body and nothing published',
     await expectNothingPublished(gateway);
   });
 
-  it('When a route does not exist, then 404 with an Error body', async () => {
+  it('When a path does not exist, then 404 with an Error body', async () => {
+    const gateway = await startTestGateway();
+
+    const response = await gateway.request({ method: 'GET', url: '/plants/1' });
+
+    expect([response.statusCode, response.json()]).toEqual([
+      404,
+      { error: 4040, message: 'No route for GET /plants/1' },
+    ]);
+  });
+
+  it('When another method is sent to /plants without a token, then 405/4050 with Allow: POST, not 401', async () => {
     const gateway = await startTestGateway();
 
     const response = await gateway.request({ method: 'GET', url: '/plants' });
 
-    expect([response.statusCode, response.json()]).toEqual([
-      404,
-      { error: 4040, message: 'No route for GET /plants' },
+    expect([response.statusCode, response.headers.allow, response.json()]).toEqual([
+      405,
+      'POST',
+      { error: 4050, message: 'GET is not allowed on /plants; use POST' },
     ]);
+    await expectNothingPublished(gateway);
   });
 });

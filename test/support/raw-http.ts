@@ -61,7 +61,10 @@ async function trickle(
   }
 }
 
-function parseResponse(bytes: Buffer): { response: RawResponse; complete: boolean } | undefined {
+/** The first final response in `bytes`, once its head has arrived, and whether its body is whole. */
+export function parseResponse(
+  bytes: Buffer,
+): { response: RawResponse; complete: boolean } | undefined {
   let start = 0;
   for (;;) {
     const end = bytes.indexOf('\r\n\r\n', start);

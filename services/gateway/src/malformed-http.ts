@@ -72,11 +72,17 @@ export function refuseExpectation(_request: IncomingMessage, response: ServerRes
 /**
  * RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header, any request at most one
  * (Node would keep the first of two silently). Node's own check is off: it answers an empty 400.
+ * A proxy may have read such a request otherwise, so, like the parser's refusals, the answer
+ * closes the connection (Node ends the socket after a response with `connection: close`).
  */
 export function requireOneHost(request: FastifyRequest): Promise<void> {
   const hosts = headerCount(request.raw.rawHeaders, 'host');
   return hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')
-    ? Promise.reject(new ApiError('malformedRequest', 'Send exactly one Host header'))
+    ? Promise.reject(
+        new ApiError('malformedRequest', 'Send exactly one Host header', {
+          headers: { connection: 'close' },
+        }),
+      )
     : Promise.resolve();
 }
 

@@ -8,9 +8,12 @@ const RETRY_AFTER = {
   schema: { type: 'string', pattern: '^[0-9]+$' },
 };
 
-interface ErrorResponse {
+/** Answered on no operation of the document: a path that does not exist, a method not allowed. */
+type OutsideOperations = 'notFound' | 'methodNotAllowed';
+
+interface ErrorResponse<Kind extends ErrorKind = Exclude<ErrorKind, OutsideOperations>> {
   description: string;
-  errors: Exclude<ErrorKind, 'notFound'>[];
+  errors: Kind[];
   headers?: Record<string, unknown>;
 }
 
@@ -66,6 +69,22 @@ const RESPONSES: Record<string, ErrorResponse> = {
   },
 };
 
+/**
+ * Any other method on a path: OpenAPI 3.0 lists answers per operation and none answers this, so
+ * it is a reusable response the operation's description points to, not a status of POST.
+ */
+const methodNotAllowed = (allowed: string): ErrorResponse<'methodNotAllowed'> => ({
+  description: `any method but ${allowed}, before authentication; Allow names the methods allowed`,
+  errors: ['methodNotAllowed'],
+  headers: {
+    Allow: {
+      description: 'RFC 9110 §10.2.1: the methods this path allows',
+      required: true,
+      schema: { type: 'string', enum: [allowed] },
+    },
+  },
+});
+
 /** What OpenAPI 3.0 cannot express: refusals of bodies that match the NewPlant schema. */
 const NEW_PLANT_REFUSALS =
   'Unknown properties are allowed and ignored: not stored, not forwarded, not echoed. ' +
@@ -81,7 +100,7 @@ const NEW_PLANT_REFUSALS =
  * one translation is the id, a bigint after lossless parsing, which is an int64 integer on the wire.
  */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
-  const errorResponse = ({ description, errors, headers }: ErrorResponse) => ({
+  const errorResponse = ({ description, errors, headers }: ErrorResponse<ErrorKind>) => ({
     description,
     ...(headers === undefined ? {} : { headers }),
     content: {
@@ -96,6 +115,35 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       },
     },
   });
+  const plants = {
+    post: {
+      summary: 'Creates a new plant in the store',
+      operationId: 'addPlant',
+      description:
+        'Every answer other than 200 is an Error; the examples of each status name its ' +
+        '`error` values. Any other method on /plants answers 405/4050, before authentication, ' +
+        'with `Allow` naming the methods it allows (#/components/responses/MethodNotAllowed); ' +
+        'a path that does not exist answers 404/4040 in the same shape. ' +
+        'The Kafka contract behind this operation is served at /asyncapi.json.',
+      requestBody: {
+        description: 'Plant to add to the store',
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+      },
+      responses: {
+        '200': {
+          description: 'plant response',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
+        },
+        ...Object.fromEntries(
+          Object.entries(RESPONSES).map(([status, response]) => [status, errorResponse(response)]),
+        ),
+      },
+    },
+  };
+  const allowedOnPlants = Object.keys(plants)
+    .map((method) => method.toUpperCase())
+    .join(', ');
   return {
     openapi: '3.0.3',
     info: {
@@ -106,37 +154,10 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
-    paths: {
-      '/plants': {
-        post: {
-          summary: 'Creates a new plant in the store',
-          operationId: 'addPlant',
-          description:
-            'Every answer other than 200 is an Error; the examples of each status name its ' +
-            '`error` values. A route that does not exist answers 404/4040 in the same shape. ' +
-            'The Kafka contract behind this operation is served at /asyncapi.json.',
-          requestBody: {
-            description: 'Plant to add to the store',
-            required: true,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
-          },
-          responses: {
-            '200': {
-              description: 'plant response',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
-            },
-            ...Object.fromEntries(
-              Object.entries(RESPONSES).map(([status, response]) => [
-                status,
-                errorResponse(response),
-              ]),
-            ),
-          },
-        },
-      },
-    },
+    paths: { '/plants': plants },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      responses: { MethodNotAllowed: errorResponse(methodNotAllowed(allowedOnPlants)) },
       schemas: {
         Plant,
         NewPlant: {

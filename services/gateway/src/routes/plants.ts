@@ -4,6 +4,7 @@ import { ApiError } from '../api-error.ts';
 import type { HttpSettings } from '../config.ts';
 import type { CreateOutcome } from '../create-plant.ts';
 import { requestTraceContext } from '../request-tracing.ts';
+import { refuseOtherMethods } from './other-methods.ts';
 
 const RETRY_SHORTLY = { headers: { 'retry-after': '1' } };
 
@@ -29,7 +30,10 @@ function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiEr
   }
 }
 
-/** POST /plants: authenticated, rate-limited per token, the body decoded losslessly. */
+/**
+ * POST /plants: authenticated, rate-limited per token, the body decoded losslessly. Any other
+ * method on /plants: 405 with `Allow: POST`, without authentication.
+ */
 export const plantRoutes: FastifyPluginCallback<Pick<HttpSettings, 'rateLimitPerMinute'>> = (
   app,
   settings,
@@ -63,5 +67,6 @@ export const plantRoutes: FastifyPluginCallback<Pick<HttpSettings, 'rateLimitPer
       throw refusalOf(outcome);
     },
   );
+  refuseOtherMethods(app, '/plants', ['POST']);
   done();
 };
