@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { inject, onTestFinished } from 'vitest';
 import {
   GATEWAY_MAIN,
+  SERVICE_NODE_FLAGS,
   startNodeService,
   WRITER_MAIN,
   type NodeServiceOptions,
 } from '../../deploy/local/node-service.ts';
+import { projectRoot } from '../../deploy/local/paths.ts';
 import { freePort } from '../../deploy/local/ports.ts';
 import { groupIsStable, httpIsReady } from '../../deploy/local/readiness.ts';
-import type { ServerProcess } from '../../deploy/local/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../../deploy/local/server-process.ts';
+import { requireTools, type Tool } from '../../deploy/local/tools.ts';
 import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
 import { TOKEN } from './gateway.ts';
 import { uniqueName } from './kafka.ts';
@@ -41,6 +44,45 @@ export type ServiceLauncher = (options: NodeServiceOptions) => ServerProcess;
 /** As `npm run start:*` starts them: same entry points and V8 flags, this process's environment. */
 const npmStart: ServiceLauncher = (options) =>
   startNodeService({ ...options, env: { ...process.env, ...options.env } });
+
+const PRLIMIT: Tool = {
+  command: 'prlimit',
+  neededFor: 'starting a service with a small descriptor limit (the connection-flood tests)',
+  install: 'install util-linux (Debian/Ubuntu: apt-get install util-linux)',
+};
+
+/**
+ * As `npm run start:*` starts them, but with at most `descriptors` open files (soft and hard:
+ * prlimit sets both, then execs the service, which keeps its pid) and V8 flags after the
+ * usual ones (a later `--max-old-space-size` wins).
+ */
+export function limitedLauncher({
+  descriptors,
+  nodeFlags = [],
+}: {
+  descriptors?: number;
+  nodeFlags?: readonly string[];
+}): ServiceLauncher {
+  requireTools([PRLIMIT], process.env);
+  const limit =
+    descriptors === undefined ? [] : [`--nofile=${String(descriptors)}:${String(descriptors)}`];
+  return (options) =>
+    startServerProcess({
+      name: options.name,
+      command: PRLIMIT.command,
+      args: [
+        ...limit,
+        '--',
+        process.execPath,
+        ...SERVICE_NODE_FLAGS,
+        ...nodeFlags,
+        join(projectRoot, options.script),
+      ],
+      env: { ...process.env, ...options.env },
+      logFile: join(options.logDir, `${options.name}.log`),
+      stopTimeoutMs: 30_000,
+    });
+}
 
 /**
  * Real service processes (by default as `npm run start:*` runs them) on the harness's topics and

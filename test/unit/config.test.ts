@@ -13,6 +13,8 @@ describe('Configuration read at boot', () => {
       KAFKA_REPLY_TOPIC: 'plants.create.replies',
       KAFKA_DLQ_TOPIC: 'plants.create.dlq',
       KAFKA_WRITER_GROUP: 'plant-writers',
+      HEADERS_TIMEOUT_MS: 3_000,
+      KEEP_ALIVE_TIMEOUT_MS: 5_000,
       KAFKA_SESSION_TIMEOUT_MS: 6_000,
       HOST: '127.0.0.1',
       METRICS_PORT: 9464,

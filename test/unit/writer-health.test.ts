@@ -15,7 +15,12 @@ async function probes(health: ReturnType<typeof consumerHealth>) {
       }),
       ...health,
     },
-    { host: '127.0.0.1', port: 0, logger: createLogger('writer', 'silent') },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger('writer', 'silent'),
+      limits: { maxConnections: 64, headersTimeoutMs: 3_000, keepAliveTimeoutMs: 5_000 },
+    },
   );
   onTestFinished(() => server.close());
   const get = async (path: string) => {

@@ -14,6 +14,7 @@ async function writerWithMetrics(options: WriterOptions) {
     host: '127.0.0.1',
     port: 0,
     logger: options.logger,
+    limits: { maxConnections: 64, headersTimeoutMs: 3_000, keepAliveTimeoutMs: 5_000 },
   });
   onTestFinished(async () => {
     await writer.stop();

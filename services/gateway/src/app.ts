@@ -4,6 +4,7 @@ import type { HttpSettings } from './config.ts';
 import type { RawAnswers } from './malformed-http.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { authentication } from './plugins/authentication.ts';
+import { connections } from './plugins/connections.ts';
 import { errorAnswers } from './plugins/error-answers.ts';
 import { httpMetrics } from './plugins/http-metrics.ts';
 import { overload } from './plugins/overload.ts';
@@ -39,6 +40,7 @@ export async function buildApp(settings: HttpSettings, dependencies: AppDependen
   const app = Fastify(serverOptions(settings, dependencies.logger, rawAnswers));
   await app.register(tracing);
   await app.register(httpMetrics, { metrics: dependencies.metrics, rawAnswers });
+  await app.register(connections, settings);
   await app.register(strictHttp);
   await app.register(authentication, settings);
   await app.register(overload, settings);

@@ -4,10 +4,12 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Topics } from '../../../shared/contracts/kafka.ts';
 import { failOn, readConfig, sharedSettings, topicsOf } from '../../../shared/config.ts';
+import { httpLimitSettings, type HttpLimits } from '../../../shared/http-limits.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { shutdownSettings } from '../../../shared/shutdown.ts';
 import { startUpSettings } from '../../../shared/start-up.ts';
 import type { JwtOptions } from './jwt-tokens.ts';
+import type { RefusalPacing } from './refusal-pacing.ts';
 import type { ReplyPartitionChoice } from './reply-partition.ts';
 
 /** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
@@ -29,6 +31,7 @@ export const GatewayConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
   ...startUpSettings,
+  ...httpLimitSettings,
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   AUTH_TOKENS: Type.Optional(
@@ -44,6 +47,16 @@ export const GatewayConfig = Type.Object({
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   JWT_ALGORITHMS: Type.String({ default: 'RS256,ES256,EdDSA' }),
   JWT_CLOCK_TOLERANCE_S: Type.Integer({ default: 5, minimum: 0, maximum: 300 }),
+  AUTH_REFUSALS_PER_SECOND: Type.Integer({
+    default: 50,
+    minimum: 0,
+    description: 'Refused bearer tokens answered at once each second; the others wait',
+  }),
+  AUTH_REFUSAL_DELAY_MS: Type.Integer({
+    default: 1_000,
+    minimum: 0,
+    description: 'How long a refused token beyond AUTH_REFUSALS_PER_SECOND waits for its 401',
+  }),
   RATE_LIMIT_PER_MINUTE: Type.Optional(
     Type.Integer({ minimum: 1, description: 'Creates per token per minute; off when unset' }),
   ),
@@ -84,10 +97,12 @@ export interface Authentication {
  * route, which names what it reads of it (`Pick`). A setting that may be off is `undefined` then,
  * so it is passed on as it is rather than spread in when present.
  */
-export interface HttpSettings {
+export interface HttpSettings extends HttpLimits {
   /** Static bearer tokens; with `jwt`, either is accepted. At least one must be configured. */
   authTokens: readonly string[];
   jwt?: JwtOptions | undefined;
+  /** How many 401s a second are answered at once, and how long the others wait. */
+  refusalPacing: RefusalPacing;
   bodyLimitBytes: number;
   /** How long a client may take to send a whole request, headers and body, before 408. */
   requestTimeoutMs: number;
@@ -113,13 +128,19 @@ export interface GatewaySettings extends HttpSettings {
 }
 
 /** What an unset variable means for the HTTP layer: the bench's baselines run with these. */
+const HTTP_DEFAULT_NAMES = [
+  'BODY_LIMIT_BYTES',
+  'REQUEST_TIMEOUT_MS',
+  'HEADERS_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'MAX_EVENT_LOOP_DELAY_MS',
+  'AUTH_REFUSALS_PER_SECOND',
+  'AUTH_REFUSAL_DELAY_MS',
+] as const;
 export const HTTP_DEFAULTS = Value.Default(
-  Type.Pick(GatewayConfig, ['BODY_LIMIT_BYTES', 'REQUEST_TIMEOUT_MS', 'MAX_EVENT_LOOP_DELAY_MS']),
+  Type.Pick(GatewayConfig, HTTP_DEFAULT_NAMES),
   {},
-) as Pick<
-  Static<typeof GatewayConfig>,
-  'BODY_LIMIT_BYTES' | 'REQUEST_TIMEOUT_MS' | 'MAX_EVENT_LOOP_DELAY_MS'
->;
+) as Pick<Static<typeof GatewayConfig>, (typeof HTTP_DEFAULT_NAMES)[number]>;
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readConfig(GatewayConfig, env);
@@ -130,13 +151,26 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   return { ...config, kafka, ...authentication };
 }
 
-/** The gateway's settings from its variables: the one place their names are mapped. */
-export function gatewaySettingsOf(config: ReturnType<typeof readGatewayConfig>): GatewaySettings {
+/**
+ * The gateway's settings from its variables: the one place their names are mapped. The
+ * connection cap is derived from the process (`connectionCap`), once, by the caller.
+ */
+export function gatewaySettingsOf(
+  config: ReturnType<typeof readGatewayConfig>,
+  { maxConnections }: { maxConnections: number },
+): GatewaySettings {
   return {
     authTokens: config.authTokens,
     jwt: config.jwt,
+    refusalPacing: {
+      perSecond: config.AUTH_REFUSALS_PER_SECOND,
+      delayMs: config.AUTH_REFUSAL_DELAY_MS,
+    },
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections,
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
     shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,

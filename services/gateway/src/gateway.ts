@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { TOPICS } from '../../../shared/contracts/kafka.ts';
 import { ensureTopics } from '../../../shared/ensure-topics.ts';
+import { connectionCap } from '../../../shared/http-limits.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '../../../shared/start-up.ts';
 import { buildApp, type GatewayApp } from './app.ts';
@@ -9,6 +10,7 @@ import type { CreatePlant } from './create-plant.ts';
 import { replyWaiter } from './reply-waiter.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { createsWith, kafkaCreates } from './plugins/creates.ts';
+import { notReadyReason } from './routes/probes.ts';
 
 /** What a gateway runs on, beside its settings. */
 export interface GatewayClients {
@@ -43,7 +45,7 @@ export async function startGateway(
       {
         waiting: () => waiter.waiting,
         // Scraped once the app is built.
-        ready: () => !app.isDraining() && app.createsNotReadyReason() === undefined,
+        ready: () => notReadyReason(app) === undefined,
       },
       settings,
     ),
@@ -64,8 +66,15 @@ export function baselineApp(options: {
   return buildApp(
     {
       authTokens: options.authTokens,
+      refusalPacing: {
+        perSecond: HTTP_DEFAULTS.AUTH_REFUSALS_PER_SECOND,
+        delayMs: HTTP_DEFAULTS.AUTH_REFUSAL_DELAY_MS,
+      },
       bodyLimitBytes: HTTP_DEFAULTS.BODY_LIMIT_BYTES,
       requestTimeoutMs: HTTP_DEFAULTS.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: HTTP_DEFAULTS.HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: HTTP_DEFAULTS.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: connectionCap(undefined, HTTP_DEFAULTS.BODY_LIMIT_BYTES).maxConnections,
       maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
       shutdownDrainMs: 0,
       topics: TOPICS,

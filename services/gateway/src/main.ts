@@ -2,6 +2,7 @@
 import { configOrExit, exitOnConfigError } from '../../../shared/config.ts';
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
+import { connectionCap, logConnectionCap } from '../../../shared/http-limits.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
 import { exitOnStartUpError, startUpWithin } from '../../../shared/start-up.ts';
@@ -14,7 +15,9 @@ const logger = createLogger('gateway', config.LOG_LEVEL);
 // Before anything is reached: a mistake in the tracing variables is a configuration error too.
 const tracing = await startTracing('plant-store-gateway', logger);
 await checkKafkaAccess(config.kafka).catch(exitOnConfigError);
-const gateway = await startGateway(gatewaySettingsOf(config), {
+const cap = connectionCap(config.MAX_CONNECTIONS, config.BODY_LIMIT_BYTES);
+logConnectionCap(cap, logger);
+const gateway = await startGateway(gatewaySettingsOf(config, cap), {
   kafka: kafkaClient('plant-store-gateway', config.kafka, logger),
   logger,
   startUp: startUpWithin(config.STARTUP_TIMEOUT_MS, logger),

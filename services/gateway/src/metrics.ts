@@ -6,6 +6,7 @@ export interface GatewayMetrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   readonly creates: Counter<'code'>;
   readonly replyTimeouts: Counter;
+  readonly refusalsDelayed: Counter;
   readonly produceDuration: Histogram<'outcome'>;
   readonly repliesFetched: Counter;
   readonly replyBytesFetched: Counter;
@@ -73,6 +74,11 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
     replyTimeouts: new Counter({
       name: 'plant_store_gateway_reply_timeouts_total',
       help: 'Creates answered 504/5040 because no writer replied within REPLY_TIMEOUT_MS',
+      registers,
+    }),
+    refusalsDelayed: new Counter({
+      name: 'plant_store_gateway_auth_refusals_delayed_total',
+      help: 'Refused bearer tokens answered after AUTH_REFUSAL_DELAY_MS: beyond AUTH_REFUSALS_PER_SECOND',
       registers,
     }),
     produceDuration: new Histogram({

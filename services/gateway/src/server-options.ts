@@ -7,7 +7,10 @@ import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
 /** The Fastify server: ids, limits and timeouts, and Node's own refusals in the Error shape. */
 export function serverOptions(
-  settings: Pick<HttpSettings, 'bodyLimitBytes' | 'requestTimeoutMs'>,
+  settings: Pick<
+    HttpSettings,
+    'bodyLimitBytes' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'
+  >,
   logger: Logger,
   rawAnswers: RawAnswers,
 ) {
@@ -19,11 +22,18 @@ export function serverOptions(
     // Fastify's own 503 while closing has its default error shape; the stopping plugin answers.
     return503OnClosing: false,
     requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
     http: {
       // Node times out a slow body only with the timeout given at creation, not Fastify's later
       // one, and only when it checks its connections (every 30 s by default).
       requestTimeout: settings.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.ceil(settings.requestTimeoutMs / 4)),
+      // Node counts it from a connection's first byte or, before one, from its accept: a socket
+      // that sends nothing is closed this soon, not after the whole request's time.
+      headersTimeout: Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(
+        1_000,
+        Math.ceil(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4),
+      ),
       // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
       requireHostHeader: false,
     },

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
 import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
+import { httpLimitSettings } from '../../../shared/http-limits.ts';
 import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
 import { readCertificates } from '../../../shared/tls-files.ts';
 import { SESSION_TIMEOUT_MS } from './writer.ts';
@@ -11,6 +12,7 @@ export const WriterConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
   ...startUpSettings,
+  ...httpLimitSettings,
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', writeOnly: true }),
   MONGODB_TLS_CA_FILE: Type.Optional(
     Type.String({ minLength: 1, description: 'PEM; turns TLS on' }),

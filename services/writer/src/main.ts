@@ -2,6 +2,7 @@
 import { configOrExit, exitOnConfigError, topicsOf } from '../../../shared/config.ts';
 import { checkKafkaAccess } from '../../../shared/kafka-access.ts';
 import { kafkaClient } from '../../../shared/kafka-client.ts';
+import { connectionCap, logConnectionCap } from '../../../shared/http-limits.ts';
 import { createLogger } from '../../../shared/logger.ts';
 import { exitOnSignalOrFault } from '../../../shared/shutdown.ts';
 import { exitOnStartUpError, startUpWithin } from '../../../shared/start-up.ts';
@@ -40,10 +41,18 @@ const writer = await startWriter({
   sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
   startUp,
 }).catch(exitOnStartUpError(logger));
+// Its requests have no body: what one connection can hold is its head.
+const cap = connectionCap(config.MAX_CONNECTIONS, 0);
+logConnectionCap(cap, logger);
 const health = await startHealthServer(writer, {
   host: config.HOST,
   port: config.METRICS_PORT,
   logger,
+  limits: {
+    maxConnections: cap.maxConnections,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+  },
 });
 
 exitOnSignalOrFault({

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { bearerAuth } from '../bearer-auth.ts';
 import type { HttpSettings } from '../config.ts';
 import { jwtVerifier } from '../jwt-tokens.ts';
+import { refusalPacer } from '../refusal-pacing.ts';
 import { staticTokenVerifier } from '../static-tokens.ts';
 
 declare module 'fastify' {
@@ -13,8 +14,12 @@ declare module 'fastify' {
   }
 }
 
-/** Bearer tokens (RFC 6750), static or JWT, checked before the body is read, through @fastify/auth. */
-export const authentication = fp<Pick<HttpSettings, 'authTokens' | 'jwt'>>(
+/**
+ * Bearer tokens (RFC 6750), static or JWT, checked before the body is read, through @fastify/auth.
+ * Refusals beyond `refusalPacing.perSecond` are answered after its delay, with `Connection:
+ * close` (`refusal-pacing.ts`).
+ */
+export const authentication = fp<Pick<HttpSettings, 'authTokens' | 'jwt' | 'refusalPacing'>>(
   async (app, settings) => {
     const tokenVerifiers = [
       ...(settings.authTokens.length > 0 ? [staticTokenVerifier(settings.authTokens)] : []),
@@ -22,7 +27,27 @@ export const authentication = fp<Pick<HttpSettings, 'authTokens' | 'jwt'>>(
     ];
     if (tokenVerifiers.length === 0) throw new Error('No authentication configured');
     await app.register(fastifyAuth);
-    app.decorate('authenticate', app.auth(tokenVerifiers.map(bearerAuth)));
+    const checkToken = app.auth(tokenVerifiers.map(bearerAuth));
+    const pacer = refusalPacer(settings.refusalPacing);
+    const authenticate: preHandlerHookHandler = function (request, reply, done) {
+      checkToken.call(this, request, reply, (error?: Error | null) => {
+        if (error === undefined || error === null) {
+          done();
+          return;
+        }
+        const delayMs = pacer.delayOfNext();
+        if (delayMs === 0) {
+          done(error);
+          return;
+        }
+        app.metrics.refusalsDelayed.inc();
+        void reply.header('connection', 'close');
+        setTimeout(() => {
+          done(error);
+        }, delayMs);
+      });
+    };
+    app.decorate('authenticate', authenticate);
   },
-  { name: 'authentication' },
+  { name: 'authentication', dependencies: ['http-metrics'] },
 );

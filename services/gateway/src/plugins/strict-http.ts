@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { contentLengthOf, readBody } from '../body-reader.ts';
 import {
   contentTypeProblem,
   refuseConnect,
@@ -9,8 +10,8 @@ import {
 /**
  * What Node and Fastify would let through or answer in their own shape: CONNECT, an Expect other
  * than 100-continue, a Host header missing or twice, a Content-Type twice or not in UTF-8. Bodies
- * are read as bytes and parsed losslessly by the same decoder the writer uses, not by Fastify's
- * JSON.parse.
+ * are read as bytes (`body-reader.ts`) and parsed losslessly by the same decoder the writer uses,
+ * not by Fastify's JSON.parse.
  */
 export const strictHttp = fp(
   (app, _options, done) => {
@@ -18,8 +19,16 @@ export const strictHttp = fp(
     app.server.on('checkExpectation', refuseExpectation);
     app.addHook('onRequest', requireOneHost);
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-      done(contentTypeProblem(request.raw) ?? null, body);
+    const limit = app.initialConfig.bodyLimit ?? Infinity;
+    app.addContentTypeParser('application/json', (request, payload, parsed) => {
+      readBody(payload, contentLengthOf(request.headers['content-length']), limit).then(
+        (body) => {
+          parsed(contentTypeProblem(request.raw) ?? null, body);
+        },
+        (error: unknown) => {
+          parsed(error as Error, undefined);
+        },
+      );
     });
     done();
   },

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { guardConnections } from '../../../../shared/connection-guard.ts';
 import { errorBody, type ErrorBody } from '../../../../shared/contracts/errors.ts';
+import type { HttpLimits } from '../../../../shared/http-limits.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { WriterMetrics } from './metrics.ts';
 
@@ -18,18 +20,34 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+export interface HealthServerOptions {
+  host: string;
+  port: number;
+  logger: Logger;
+  limits: HttpLimits;
+}
+
 /**
  * The writer's one HTTP port, for probes and Prometheus only: `/healthz` (200 while the process
  * answers: the writer restarts a stopped consumer itself, and replacing it does not bring a broker
  * or the store back), `/readyz` (503 until the writer is in its group, while its consumer
- * restarts, while the store does not answer it, and from the moment it stops) and `/metrics`.
+ * restarts, while the store does not answer it, while the port is at its connection cap or the
+ * process out of descriptors, and from the moment it stops) and `/metrics`. Its requests have no
+ * body: a request is whole once its head is, so one timeout bounds both.
  */
 export async function startHealthServer(
   writer: WriterHealth,
-  { host, port, logger }: { host: string; port: number; logger: Logger },
+  { host, port, logger, limits }: HealthServerOptions,
 ): Promise<HealthServer> {
   const { registry } = writer.metrics;
-  const server = createServer((request, response) => {
+  const timeoutMs = limits.headersTimeoutMs;
+  const options = {
+    requestTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeoutMs / 4)),
+  };
+  const server = createServer(options, (request, response) => {
     const path = request.method === 'GET' ? request.url : undefined;
     if (path === '/metrics') {
       registry.metrics().then(
@@ -42,7 +60,7 @@ export async function startHealthServer(
     } else if (path === '/healthz') {
       sendJson(response, 200, { status: 'ok' });
     } else if (path === '/readyz') {
-      answerReadiness(response, writer.notReadyReason());
+      answerReadiness(response, guard.notReadyReason() ?? writer.notReadyReason());
     } else {
       sendJson(
         response,
@@ -51,8 +69,15 @@ export async function startHealthServer(
       );
     }
   });
+  const guard = guardConnections(server, {
+    service: 'writer',
+    maxConnections: limits.maxConnections,
+    registry,
+    logger,
+  });
   server.listen(port, host);
   await once(server, 'listening');
+  guard.watchAccepts();
   const { port: bound } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${String(bound)}`;
   logger.info({ url }, 'writer health and metrics listening');
@@ -60,6 +85,7 @@ export async function startHealthServer(
     url,
     close: () =>
       new Promise((resolve, reject) => {
+        guard.stop();
         server.close((error) => {
           if (error === undefined) resolve();
           else reject(error);

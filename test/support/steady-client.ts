@@ -1,0 +1,111 @@
+import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { onTestFinished } from 'vitest';
+import { TOKEN } from './gateway.ts';
+import { metric, parseMetrics } from './metrics.ts';
+import { aPlant } from './plants.ts';
+
+export interface SteadyResult {
+  sent: number;
+  /** Creates answered 200, each with its latency. */
+  okLatenciesMs: number[];
+  /** What the others got: a status, or a socket error's code. */
+  failures: string[];
+  /** Connections the client had to open: 1 while the first is never closed under it. */
+  connectionsOpened: number;
+  /** `nodejs_heap_size_used_bytes` of each scrape, over the same connection. */
+  heapUsedBytes: number[];
+}
+
+export interface SteadyClient {
+  /** A GET over the client's own connection, between its creates. */
+  get(path: string): Promise<{ status: number | string; text: string }>;
+  stop(): Promise<SteadyResult>;
+}
+
+/**
+ * A client already connected when a flood begins: one keep-alive connection, on which it sends
+ * `perSecond` creates one at a time and scrapes `/metrics` every second. Resolves once its first
+ * create has been answered 200, so its connection is open before anything else happens.
+ */
+export async function startSteadyClient(url: string, perSecond: number): Promise<SteadyClient> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  onTestFinished(() => {
+    agent.destroy();
+  });
+  const result: SteadyResult = {
+    sent: 0,
+    okLatenciesMs: [],
+    failures: [],
+    connectionsOpened: 0,
+    heapUsedBytes: [],
+  };
+  const send = (method: 'POST' | 'GET', path: string, body?: string) =>
+    new Promise<{ status: number | string; text: string }>((resolve) => {
+      const outgoing = request(
+        `${url}${path}`,
+        {
+          method,
+          agent,
+          headers:
+            body === undefined
+              ? {}
+              : { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+          });
+          response.on('error', (error: NodeJS.ErrnoException) => {
+            resolve({ status: error.code ?? error.message, text: '' });
+          });
+        },
+      );
+      outgoing.on('socket', (socket) => {
+        if (!outgoing.reusedSocket) result.connectionsOpened += 1;
+        socket.setNoDelay(true);
+      });
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        resolve({ status: error.code ?? error.message, text: '' });
+      });
+      outgoing.end(body);
+    });
+  const create = async () => {
+    const started = performance.now();
+    result.sent += 1;
+    const { status } = await send('POST', '/plants', aPlant().body);
+    if (status === 200) result.okLatenciesMs.push(performance.now() - started);
+    else result.failures.push(String(status));
+  };
+  const scrape = async () => {
+    const { status, text } = await send('GET', '/metrics');
+    if (status === 200)
+      result.heapUsedBytes.push(metric(parseMetrics(text), 'nodejs_heap_size_used_bytes'));
+  };
+
+  await create();
+  if (result.failures.length > 0)
+    throw new Error(`the first create got ${String(result.failures)}`);
+  const stopped = new AbortController();
+  const loop = (async () => {
+    let nextScrape = performance.now();
+    while (!stopped.signal.aborted) {
+      const due = performance.now() + 1_000 / perSecond;
+      if (performance.now() >= nextScrape) {
+        nextScrape += 1_000;
+        await scrape();
+      } else await create();
+      await sleep(Math.max(0, due - performance.now()));
+    }
+  })();
+  return {
+    get: (path) => send('GET', path),
+    async stop() {
+      stopped.abort();
+      await loop;
+      return result;
+    },
+  };
+}
