@@ -155,4 +155,41 @@ describe('A gateway process flooded with connections', () => {
     console.log(JSON.stringify({ before, during, counts }));
     await expectRecovered(gateway, url);
   }, 180_000);
+
+  it('When MAX_CONNECTIONS is set above its descriptor limit and a flood takes every descriptor, then it survives: the exhaustion is logged once, counted and told by /readyz while it lasts, and a client connected before keeps getting 200', async () => {
+    const harness = await startTestWriter();
+    const services = serviceProcesses(harness, limitedLauncher({ descriptors: 256 }));
+    const { process: gateway, url } = await services.startGateway('gateway', {
+      MAX_CONNECTIONS: '1000',
+    });
+    expect(logLines(gateway, 'MAX_CONNECTIONS leaves fewer than')).toBe(1);
+    const client = await startSteadyClient(url, STEADY_RATE);
+
+    const flood = await startFlood({
+      kind: 'idle',
+      port: Number(new URL(url).port),
+      connections: 400,
+    });
+    await sleep(FLOOD_MS / 2);
+    const readiness = await client.get('/readyz');
+    const exhausted = metric(
+      parseMetrics((await client.get('/metrics')).text),
+      'plant_store_gateway_resource_exhaustion_total',
+      { code: 'EMFILE' },
+    );
+    await sleep(FLOOD_MS / 2);
+    await flood.stop();
+    const steady = await client.stop();
+
+    expect(readiness.status).toBe(503);
+    expect(JSON.parse(readiness.text)).toEqual({
+      error: 5030,
+      message: 'Not ready: out of file descriptors (EMFILE)',
+    });
+    expect(exhausted).toBeGreaterThan(0);
+    expect(steady.okLatenciesMs.length / steady.sent).toBeGreaterThanOrEqual(0.99);
+    await expectRecovered(gateway, url);
+    expect(logLines(gateway, 'out of file descriptors: surviving')).toBe(1);
+    expect(logLines(gateway, 'no longer out of file descriptors')).toBe(1);
+  }, 180_000);
 });
