@@ -9,6 +9,7 @@ export interface Burst<Details> {
 export interface BurstOptions<Details> {
   quietMs: number;
   started: (details: Details) => void;
+  /** `lastedMs`: from the first event to the last. */
   ended: (summary: { events: number; lastedMs: number }) => void;
 }
 
@@ -18,21 +19,23 @@ export interface BurstOptions<Details> {
  */
 export function burst<Details>({ quietMs, started, ended }: BurstOptions<Details>): Burst<Details> {
   let events = 0;
-  let since = 0;
+  let first = 0;
+  let last = 0;
   let quiet: NodeJS.Timeout | undefined;
   const end = () => {
     quiet = undefined;
-    ended({ events, lastedMs: Date.now() - since });
+    ended({ events, lastedMs: last - first });
     events = 0;
   };
   return {
     note(details) {
       events += 1;
+      last = Date.now();
       if (quiet !== undefined) {
         quiet.refresh();
         return;
       }
-      since = Date.now();
+      first = last;
       started(details);
       quiet = setTimeout(end, quietMs).unref();
     },
@@ -42,6 +45,7 @@ export function burst<Details>({ quietMs, started, ended }: BurstOptions<Details
     stop() {
       clearTimeout(quiet);
       quiet = undefined;
+      events = 0;
     },
   };
 }

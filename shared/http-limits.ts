@@ -121,8 +121,12 @@ const MIN_RESERVE = 64;
 
 /** The start-up line that says what the cap is and where it came from; a warning when it leaves no room. */
 export function logConnectionCap(cap: ConnectionCap, logger: Logger): void {
-  const { maxConnections, descriptorLimit } = cap;
-  if (descriptorLimit !== undefined && maxConnections > descriptorLimit - MIN_RESERVE)
+  const { maxConnections, descriptorLimit, from } = cap;
+  if (
+    from === 'MAX_CONNECTIONS' &&
+    descriptorLimit !== undefined &&
+    maxConnections > descriptorLimit - MIN_RESERVE
+  )
     logger.warn(
       cap,
       `MAX_CONNECTIONS leaves fewer than ${String(MIN_RESERVE)} of the descriptor limit for Kafka, the store and the process: a flood can exhaust them`,

@@ -36,7 +36,7 @@ export const ERRORS = {
   unauthorized: {
     error: 4010,
     status: 401,
-    when: 'bearer token missing, malformed, unknown, or a JWT that fails its checks; `WWW-Authenticate: Bearer realm="plant-store"[, error="invalid_token"]`; two `Authorization` headers: `error="invalid_request"`; a token in the query string is not looked at; `bearer` in any case is accepted',
+    when: 'bearer token missing, malformed, unknown, or a JWT that fails its checks; `WWW-Authenticate: Bearer realm="plant-store"[, error="invalid_token"]`; two `Authorization` headers: `error="invalid_request"`; a token in the query string is not looked at; `bearer` in any case is accepted; beyond `AUTH_REFUSALS_PER_SECOND` refusals in a second, answered after `AUTH_REFUSAL_DELAY_MS` with `Connection: close`',
   },
   notFound: {
     error: 4040,
@@ -51,7 +51,7 @@ export const ERRORS = {
   requestTimeout: {
     error: 4080,
     status: 408,
-    when: 'the whole request (headers and body) was not received within `REQUEST_TIMEOUT_MS`; the connection is closed',
+    when: 'a connection sent no complete request head within `HEADERS_TIMEOUT_MS` (3 s; from its accept if it sent nothing), or not the whole request (headers and body) within `REQUEST_TIMEOUT_MS`; the connection is closed',
   },
   bodyTooLarge: {
     error: 4130,
@@ -86,7 +86,7 @@ export const ERRORS = {
   unavailable: {
     error: 5030,
     status: 503,
-    when: 'Kafka cannot take the command, `MAX_IN_FLIGHT` requests already wait for writers, the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready or draining',
+    when: 'Kafka cannot take the command, `MAX_IN_FLIGHT` requests already wait for writers, the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready, draining, at its connection cap or out of descriptors',
   },
   replyTimeout: {
     error: 5040,

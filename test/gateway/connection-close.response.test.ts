@@ -111,3 +111,66 @@ describe('POST /plants on a listening gateway, over a connection the client keep
     expect(answer.closedByServer).toBe(false);
   });
 });
+
+/** Connects and sends nothing: what the server answers, and how long it kept the connection. */
+function stayQuiet(
+  port: number,
+): Promise<{ answer: RawResponse | undefined; closedAfterMs: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      resolve({
+        answer: parseResponse(received)?.response,
+        closedAfterMs: performance.now() - started,
+      });
+    });
+  });
+}
+
+describe('A listening gateway’s idle connections', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  let port = 0;
+  const TIMEOUT_MS = 500;
+
+  beforeAll(async () => {
+    const registerCleanup = (cleanup: () => Promise<void>) => cleanups.unshift(cleanup);
+    const harness = await startTestWriter({ writer: false, registerCleanup });
+    const { gateway } = await attachGateway(harness, {
+      registerCleanup,
+      headersTimeoutMs: TIMEOUT_MS,
+      keepAliveTimeoutMs: TIMEOUT_MS,
+      requestTimeoutMs: 10_000,
+    });
+    await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (gateway.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('When a connection sends nothing, then it is answered 408/4080 and closed after HEADERS_TIMEOUT_MS, long before REQUEST_TIMEOUT_MS', async () => {
+    const { answer, closedAfterMs } = await stayQuiet(port);
+
+    expect(answer?.status).toBe(408);
+    expect(JSON.parse(answer?.body ?? '')).toEqual({
+      error: 4080,
+      message: expect.stringMatching(/^[^\n]+$/) as string,
+    });
+    expect(closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+    expect(closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('When a kept-alive connection stays idle after its answer, then the gateway closes it after KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const answer = await postAndWatch(port, { authorization: undefined }, 3_000);
+
+    expect(answer.status).toBe(401);
+    expect(answer.headers.connection).toBe('keep-alive');
+    expect(answer.closedByServer, 'the gateway kept the idle connection open').toBe(true);
+  });
+});

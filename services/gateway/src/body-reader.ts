@@ -57,9 +57,7 @@ export function readBody(
   });
 }
 
-/** The Content-Length header as a number, when there is one. */
+/** The Content-Length header as a number, when it is one (RFC 9110 §8.6: digits only). */
 export function contentLengthOf(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const length = Number(header);
-  return Number.isNaN(length) ? undefined : length;
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
 }

@@ -38,7 +38,7 @@ export const stopping = fp<Pick<HttpSettings, 'shutdownDrainMs'>>(
         .send(errorBody('unavailable', 'Shutting down; retry on another instance'));
     });
     // Keep-alive connections that finish their request during a shutdown would otherwise hold
-    // close() open until their idle timeout (72 s): tell clients to reconnect elsewhere.
+    // close() open until their idle timeout (KEEP_ALIVE_TIMEOUT_MS): tell clients to reconnect elsewhere.
     app.addHook('onSend', (_request, reply, _payload, done) => {
       if (closing) reply.header('connection', 'close');
       done();
