@@ -18,9 +18,8 @@ const PROBE_EVERY_MS = 1_000;
 const QUIET_MS = 5_000;
 
 export interface ConnectionGuardOptions {
-  /** The service whose metrics these are: `plant_store_<service>_...`. */
-  service: 'gateway' | 'writer';
   maxConnections: number;
+  /** The service's registry: its default `service` label tells the two services' series apart. */
   registry: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   probeEveryMs?: number;
@@ -45,17 +44,17 @@ export interface ConnectionGuard {
  * per burst, counted and told by `/readyz` until it has been over for a few seconds.
  */
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
-  const { service, maxConnections, registry, logger } = options;
+  const { maxConnections, registry, logger } = options;
   const quietMs = options.quietMs ?? QUIET_MS;
   const registers = [registry];
   server.maxConnections = maxConnections;
   new Gauge({
-    name: `plant_store_${service}_http_max_connections`,
+    name: 'plant_store_http_max_connections',
     help: 'Open connections beyond which new ones are closed at once (MAX_CONNECTIONS or derived)',
     registers,
   }).set(maxConnections);
   new Gauge({
-    name: `plant_store_${service}_http_connections`,
+    name: 'plant_store_http_connections',
     help: 'Connections open on the HTTP port',
     registers,
     async collect() {
@@ -63,12 +62,12 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     },
   });
   const refusedTotal = new Counter({
-    name: `plant_store_${service}_http_connections_refused_total`,
+    name: 'plant_store_http_connections_refused_total',
     help: 'Connections closed as soon as they were accepted because the port was at its cap',
     registers,
   });
   const exhaustedTotal = new Counter({
-    name: `plant_store_${service}_resource_exhaustion_total`,
+    name: 'plant_store_resource_exhaustion_total',
     help: 'Errors that said the process ran out of descriptors or memory, by code and where',
     labelNames: ['code', 'source'],
     registers,

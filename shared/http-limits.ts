@@ -35,6 +35,28 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
 }
 
+/**
+ * Node's `http.createServer` options for `limits`, with `requestTimeoutMs` for a whole request.
+ * Node checks its connections against these only if they are given at creation, every
+ * `connectionsCheckingInterval` (30 s by default), and wants the head's timeout within the
+ * request's. It counts the head's from a connection's first byte or, before one, from its accept:
+ * a socket that sends nothing is closed this soon, not after the whole request's time. An idle
+ * keep-alive connection is closed about a second after `keepAliveTimeout` (Node's buffer for
+ * clients racing it).
+ */
+export function nodeServerTimeouts(
+  limits: Pick<HttpLimits, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>,
+  requestTimeoutMs: number,
+) {
+  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeoutMs);
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeout / 4)),
+  };
+}
+
 /** What the cap was derived from, for the start-up log line and the configuration reference. */
 export interface ConnectionCap {
   maxConnections: number;

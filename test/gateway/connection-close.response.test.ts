@@ -1,5 +1,6 @@
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../../services/gateway/src/gateway.ts';
 import { attachGateway, TOKEN } from '../support/gateway.ts';
 import {
   parseResponse,
@@ -172,5 +173,77 @@ describe('A listening gateway’s idle connections', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.connection).toBe('keep-alive');
     expect(answer.closedByServer, 'the gateway kept the idle connection open').toBe(true);
+  });
+});
+
+describe('A listening gateway refusing tokens beyond its budget', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  let gateway: Gateway;
+  let port = 0;
+  const DELAY_MS = 300;
+
+  beforeAll(async () => {
+    const registerCleanup = (cleanup: () => Promise<void>) => cleanups.unshift(cleanup);
+    const harness = await startTestWriter({ writer: false, registerCleanup });
+    ({ gateway } = await attachGateway(harness, {
+      registerCleanup,
+      refusalPacing: { perSecond: 0, delayMs: DELAY_MS },
+    }));
+    await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (gateway.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  const delayed = async () =>
+    (await gateway.app.metrics.refusalsDelayed.get()).values[0]?.value ?? 0;
+
+  it('When a token is refused beyond the budget, then its 401 comes after the delay with connection: close, and the gateway closes the connection', async () => {
+    const before = await delayed();
+    const started = performance.now();
+    const answer = await postAndWatch(
+      port,
+      { authorization: 'Bearer not-a-token' },
+      CLOSE_WITHIN_MS,
+    );
+
+    expect(performance.now() - started).toBeGreaterThanOrEqual(DELAY_MS - 10);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 4010 });
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.closedByServer).toBe(true);
+    expect(await delayed()).toBe(before + 1);
+  });
+
+  it('When a client pipelines many requests behind a refusal answered late, then only that one waits for the delay and the connection is closed', async () => {
+    const before = await delayed();
+    const one = rawRequest(
+      'POST /plants HTTP/1.1',
+      {
+        host: HOST,
+        authorization: 'Bearer not-a-token',
+        'content-type': 'application/json',
+        'content-length': '2',
+      },
+      Buffer.from('{}'),
+    );
+    const closed = new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        resolve(received);
+      });
+      socket.write(Buffer.concat(Array.from({ length: 2_000 }, () => one)));
+    });
+    const received = await closed;
+
+    expect(received.startsWith('HTTP/1.1 401 ')).toBe(true);
+    expect(received).toContain('"error":4010');
+    expect(await delayed()).toBe(before + 1);
   });
 });

@@ -19,8 +19,57 @@ export interface SteadyResult {
 
 export interface SteadyClient {
   /** A GET over the client's own connection, between its creates. */
-  get(path: string): Promise<{ status: number | string; text: string }>;
+  get(path: string): Promise<Exchange>;
   stop(): Promise<SteadyResult>;
+}
+
+export interface Exchange {
+  status: number | string;
+  text: string;
+}
+
+/** One connection kept alive to `url`: requests wait for it in turn; `opened` counts its reconnections. */
+export function keptAliveConnection(url: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  onTestFinished(() => {
+    agent.destroy();
+  });
+  const connection = {
+    opened: 0,
+    send: (method: 'POST' | 'GET', path: string, body?: string) =>
+      new Promise<Exchange>((resolve) => {
+        const outgoing = request(
+          `${url}${path}`,
+          {
+            method,
+            agent,
+            headers:
+              body === undefined
+                ? {}
+                : { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+            });
+            response.on('error', (error: NodeJS.ErrnoException) => {
+              resolve({ status: error.code ?? error.message, text: '' });
+            });
+          },
+        );
+        outgoing.on('socket', (socket) => {
+          if (!outgoing.reusedSocket) connection.opened += 1;
+          socket.setNoDelay(true);
+        });
+        outgoing.on('error', (error: NodeJS.ErrnoException) => {
+          resolve({ status: error.code ?? error.message, text: '' });
+        });
+        outgoing.end(body);
+      }),
+  };
+  return connection;
 }
 
 /**
@@ -29,10 +78,8 @@ export interface SteadyClient {
  * create has been answered 200, so its connection is open before anything else happens.
  */
 export async function startSteadyClient(url: string, perSecond: number): Promise<SteadyClient> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  onTestFinished(() => {
-    agent.destroy();
-  });
+  const connection = keptAliveConnection(url);
+  const { send } = connection;
   const result: SteadyResult = {
     sent: 0,
     okLatenciesMs: [],
@@ -40,38 +87,6 @@ export async function startSteadyClient(url: string, perSecond: number): Promise
     connectionsOpened: 0,
     heapUsedBytes: [],
   };
-  const send = (method: 'POST' | 'GET', path: string, body?: string) =>
-    new Promise<{ status: number | string; text: string }>((resolve) => {
-      const outgoing = request(
-        `${url}${path}`,
-        {
-          method,
-          agent,
-          headers:
-            body === undefined
-              ? {}
-              : { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
-          });
-          response.on('error', (error: NodeJS.ErrnoException) => {
-            resolve({ status: error.code ?? error.message, text: '' });
-          });
-        },
-      );
-      outgoing.on('socket', (socket) => {
-        if (!outgoing.reusedSocket) result.connectionsOpened += 1;
-        socket.setNoDelay(true);
-      });
-      outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        resolve({ status: error.code ?? error.message, text: '' });
-      });
-      outgoing.end(body);
-    });
   const create = async () => {
     const started = performance.now();
     result.sent += 1;
@@ -105,7 +120,7 @@ export async function startSteadyClient(url: string, perSecond: number): Promise
     async stop() {
       stopped.abort();
       await loop;
-      return result;
+      return { ...result, connectionsOpened: connection.opened };
     },
   };
 }

@@ -27,7 +27,6 @@ function guarded(server: Server, options: Partial<ConnectionGuardOptions> = {}) 
   const registry = new Registry();
   const logger = spyLogger();
   const guard = guardConnections(server, {
-    service: 'gateway',
     maxConnections: 2,
     registry,
     logger,
@@ -47,7 +46,7 @@ function guarded(server: Server, options: Partial<ConnectionGuardOptions> = {}) 
   };
   const exhaustions = async () => {
     const { values } = (await registry
-      .getSingleMetric('plant_store_gateway_resource_exhaustion_total')
+      .getSingleMetric('plant_store_resource_exhaustion_total')
       ?.get()) ?? { values: [] };
     return values.map(({ labels, value }) => ({ ...labels, value }));
   };
@@ -161,9 +160,9 @@ describe('A guarded HTTP port at its connection cap', () => {
     expect(isOpen(second.socket)).toBe(true);
     await request(first);
     await request(second);
-    expect(await metric('plant_store_gateway_http_connections_refused_total')).toBe(1);
-    expect(await metric('plant_store_gateway_http_connections')).toBe(2);
-    expect(await metric('plant_store_gateway_http_max_connections')).toBe(2);
+    expect(await metric('plant_store_http_connections_refused_total')).toBe(1);
+    expect(await metric('plant_store_http_connections')).toBe(2);
+    expect(await metric('plant_store_http_max_connections')).toBe(2);
   });
 
   it('When connections are refused, then the port is not ready, naming its cap, until the quiet time passes, and the burst is logged once at its start and once at its end', async () => {
@@ -179,7 +178,7 @@ describe('A guarded HTTP port at its connection cap', () => {
     await (await client(port)).closed();
 
     expect(guard.notReadyReason()).toBe(CAP_REASON);
-    expect(await metric('plant_store_gateway_http_connections_refused_total')).toBe(2);
+    expect(await metric('plant_store_http_connections_refused_total')).toBe(2);
     expect(logger.warn.mock.calls).toEqual([
       [{ maxConnections: 2 }, 'connection cap reached: new connections are closed at once'],
     ]);
@@ -191,13 +190,13 @@ describe('A guarded HTTP port at its connection cap', () => {
     expect(logger.error).not.toHaveBeenCalled();
   });
 
-  it('When a configured cap is given, then the cap gauge reports it under the service’s name', async () => {
+  it('When a configured cap is given, then the cap gauge reports it', async () => {
     const server = createServer();
-    const { metric } = guarded(server, { service: 'writer', maxConnections: 64 });
+    const { metric } = guarded(server, { maxConnections: 64 });
 
     expect(server.maxConnections).toBe(64);
-    expect(await metric('plant_store_writer_http_max_connections')).toBe(64);
-    expect(await metric('plant_store_writer_http_connections')).toBe(0);
+    expect(await metric('plant_store_http_max_connections')).toBe(64);
+    expect(await metric('plant_store_http_connections')).toBe(0);
   });
 });
 

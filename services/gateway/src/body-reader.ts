@@ -23,10 +23,10 @@ export function readBody(
   return new Promise((resolve, reject) => {
     let body = Buffer.alloc(Math.min(FIRST_CAPACITY, ceiling));
     let received = 0;
-    const finish = (error: Error | undefined, result?: Buffer) => {
+    const finish = (outcome: Buffer | Error) => {
       payload.off('data', onData).off('end', onEnd).off('error', onError);
-      if (error === undefined && result !== undefined) resolve(result);
-      else reject(error ?? new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
       if (received + chunk.length > limit) {
@@ -44,8 +44,11 @@ export function readBody(
       received += chunk.length;
     };
     const onEnd = () => {
-      if (contentLength !== undefined && received !== contentLength) finish(undefined);
-      else finish(undefined, body.subarray(0, received));
+      finish(
+        contentLength !== undefined && received !== contentLength
+          ? new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
+          : body.subarray(0, received),
+      );
     };
     const onError = (error: Error & { statusCode?: number }) => {
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400))

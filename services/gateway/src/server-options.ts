@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from '../../../shared/contracts/errors.ts';
+import { nodeServerTimeouts } from '../../../shared/http-limits.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { HttpSettings } from './config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
@@ -21,19 +22,11 @@ export function serverOptions(
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has its default error shape; the stopping plugin answers.
     return503OnClosing: false,
+    // Fastify sets these on the server after creating it: the same values as Node's below.
     requestTimeout: settings.requestTimeoutMs,
     keepAliveTimeout: settings.keepAliveTimeoutMs,
     http: {
-      // Node times out a slow body only with the timeout given at creation, not Fastify's later
-      // one, and only when it checks its connections (every 30 s by default).
-      requestTimeout: settings.requestTimeoutMs,
-      // Node counts it from a connection's first byte or, before one, from its accept: a socket
-      // that sends nothing is closed this soon, not after the whole request's time.
-      headersTimeout: Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(
-        1_000,
-        Math.ceil(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4),
-      ),
+      ...nodeServerTimeouts(settings, settings.requestTimeoutMs),
       // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
       requireHostHeader: false,
     },

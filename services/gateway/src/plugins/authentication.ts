@@ -1,6 +1,8 @@
 import fastifyAuth from '@fastify/auth';
+import type { Socket } from 'node:net';
 import type { preHandlerHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { ApiError } from '../api-error.ts';
 import { bearerAuth } from '../bearer-auth.ts';
 import type { HttpSettings } from '../config.ts';
 import { jwtVerifier } from '../jwt-tokens.ts';
@@ -13,6 +15,11 @@ declare module 'fastify' {
     authenticate: preHandlerHookHandler;
   }
 }
+
+const PIPELINED = new ApiError(
+  'unauthorized',
+  'A request sent behind a refused token on the same connection is not read',
+);
 
 /**
  * Bearer tokens (RFC 6750), static or JWT, checked before the body is read, through @fastify/auth.
@@ -29,8 +36,19 @@ export const authentication = fp<Pick<HttpSettings, 'authTokens' | 'jwt' | 'refu
     await app.register(fastifyAuth);
     const checkToken = app.auth(tokenVerifiers.map(bearerAuth));
     const pacer = refusalPacer(settings.refusalPacing);
+    // Connections whose refusal waits: nothing is written meanwhile, so Node's back-pressure on
+    // pipelined requests (it stops reading while answers wait to be written) never starts.
+    const waiting = new WeakSet<Socket>();
     const authenticate: preHandlerHookHandler = function (request, reply, done) {
+      const { socket } = request.raw;
       checkToken.call(this, request, reply, (error?: Error | null) => {
+        // Pipelined behind a refusal whose answer closes the connection: it would never be
+        // answered, and holding it for the delay would let one connection hold requests without
+        // bound. Refused at once, it waits in Node's queue behind that answer, then is dropped.
+        if (waiting.has(socket)) {
+          done(PIPELINED);
+          return;
+        }
         if (error === undefined || error === null) {
           done();
           return;
@@ -41,6 +59,9 @@ export const authentication = fp<Pick<HttpSettings, 'authTokens' | 'jwt' | 'refu
           return;
         }
         app.metrics.refusalsDelayed.inc();
+        waiting.add(socket);
+        // What is already read is parsed; nothing more is read from this connection.
+        socket.pause();
         void reply.header('connection', 'close');
         setTimeout(() => {
           done(error);

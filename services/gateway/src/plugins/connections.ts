@@ -17,7 +17,6 @@ declare module 'fastify' {
 export const connections = fp<Pick<HttpSettings, 'maxConnections'>>(
   (app, { maxConnections }, done) => {
     const guard = guardConnections(app.server, {
-      service: 'gateway',
       maxConnections,
       registry: app.metrics.registry,
       logger: app.log,
@@ -25,12 +24,16 @@ export const connections = fp<Pick<HttpSettings, 'maxConnections'>>(
     app.decorate('connectionsNotReadyReason', () => guard.notReadyReason());
     // Beside Fastify's own handler, which answers the client: a socket that failed for want of
     // memory or buffers is counted like any other exhaustion.
-    app.server.on('clientError', (error) => guard.observe(error, 'client'));
+    const observeClientError = (error: Error) => {
+      guard.observe(error, 'client');
+    };
+    app.server.on('clientError', observeClientError);
     app.addHook('onListen', (listened) => {
       guard.watchAccepts();
       listened();
     });
     app.addHook('onClose', (_app, closed) => {
+      app.server.off('clientError', observeClientError);
       guard.stop();
       closed();
     });

@@ -19,9 +19,9 @@ export const strictHttp = fp(
     app.server.on('checkExpectation', refuseExpectation);
     app.addHook('onRequest', requireOneHost);
     app.removeAllContentTypeParsers();
-    const limit = app.initialConfig.bodyLimit ?? Infinity;
     app.addContentTypeParser('application/json', (request, payload, parsed) => {
-      readBody(payload, contentLengthOf(request.headers['content-length']), limit).then(
+      const { bodyLimit } = request.routeOptions;
+      readBody(payload, contentLengthOf(request.headers['content-length']), bodyLimit).then(
         (body) => {
           parsed(contentTypeProblem(request.raw) ?? null, body);
         },

@@ -3,7 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { guardConnections } from '../../../../shared/connection-guard.ts';
 import { errorBody, type ErrorBody } from '../../../../shared/contracts/errors.ts';
-import type { HttpLimits } from '../../../../shared/http-limits.ts';
+import { nodeServerTimeouts, type HttpLimits } from '../../../../shared/http-limits.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { WriterMetrics } from './metrics.ts';
 
@@ -40,14 +40,8 @@ export async function startHealthServer(
   { host, port, logger, limits }: HealthServerOptions,
 ): Promise<HealthServer> {
   const { registry } = writer.metrics;
-  const timeoutMs = limits.headersTimeoutMs;
-  const options = {
-    requestTimeout: timeoutMs,
-    headersTimeout: timeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeoutMs / 4)),
-  };
-  const server = createServer(options, (request, response) => {
+  const timeouts = nodeServerTimeouts(limits, limits.headersTimeoutMs);
+  const server = createServer(timeouts, (request, response) => {
     const path = request.method === 'GET' ? request.url : undefined;
     if (path === '/metrics') {
       registry.metrics().then(
@@ -70,7 +64,6 @@ export async function startHealthServer(
     }
   });
   const guard = guardConnections(server, {
-    service: 'writer',
     maxConnections: limits.maxConnections,
     registry,
     logger,
