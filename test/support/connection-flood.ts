@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { constants, setPriority } from 'node:os';
 import { onTestFinished } from 'vitest';
 
 /** What a flood sends on each of its connections, opened again as soon as the server closes one. */
@@ -19,6 +20,9 @@ export interface FloodCounts {
 }
 
 export interface Flood {
+  /** Stops the flood's process where it is (SIGSTOP), its connections left open. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<FloodCounts>;
 }
 
@@ -34,10 +38,21 @@ export async function startFlood(plan: FloodPlan): Promise<Flood> {
   onTestFinished(() => {
     child.kill('SIGKILL');
   });
+  // The lowest CPU priority: a flood that spins on two cores would otherwise starve the services
+  // and the test's own client, and a test would measure the scheduler, not the bounds. It still
+  // takes every cycle nobody else wants.
+  if (child.pid !== undefined) setPriority(child.pid, constants.priority.PRIORITY_LOW);
   const [started] = (await once(child, 'message')) as [unknown];
   if (started !== 'started') throw new Error(`the flood did not start: ${String(started)}`);
   return {
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
+    },
     async stop() {
+      child.kill('SIGCONT');
       const counts = once(child, 'message') as Promise<[FloodCounts]>;
       const exited = once(child, 'exit');
       child.send('stop');

@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'undici';
 import { onTestFinished } from 'vitest';
 import { TOKEN } from './gateway.ts';
 import { metric, parseMetrics } from './metrics.ts';
@@ -28,47 +28,40 @@ export interface Exchange {
   text: string;
 }
 
-/** One connection kept alive to `url`: requests wait for it in turn; `opened` counts its reconnections. */
+/**
+ * One connection kept alive to `url` (undici's `Client`: one socket, one request at a time);
+ * `opened` counts the connections it had to open. Node's `http.Agent` is not used: on a busy
+ * machine it destroyed a kept-alive socket as an answer arrived (`freeSocketOnReadGuard`),
+ * and a test would count its own client's reconnections against the server.
+ */
 export function keptAliveConnection(url: string) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  onTestFinished(() => {
-    agent.destroy();
+  const client = new Client(url, { pipelining: 1 });
+  onTestFinished(async () => {
+    await client.destroy();
   });
   const connection = {
     opened: 0,
-    send: (method: 'POST' | 'GET', path: string, body?: string) =>
-      new Promise<Exchange>((resolve) => {
-        const outgoing = request(
-          `${url}${path}`,
-          {
-            method,
-            agent,
-            headers:
-              body === undefined
-                ? {}
-                : { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-          },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => {
-              resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
-            });
-            response.on('error', (error: NodeJS.ErrnoException) => {
-              resolve({ status: error.code ?? error.message, text: '' });
-            });
-          },
-        );
-        outgoing.on('socket', (socket) => {
-          if (!outgoing.reusedSocket) connection.opened += 1;
-          socket.setNoDelay(true);
+    send: async (method: 'POST' | 'GET', path: string, body?: string): Promise<Exchange> => {
+      try {
+        const answer = await client.request({
+          method,
+          path,
+          body: body ?? null,
+          headers:
+            body === undefined
+              ? {}
+              : { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         });
-        outgoing.on('error', (error: NodeJS.ErrnoException) => {
-          resolve({ status: error.code ?? error.message, text: '' });
-        });
-        outgoing.end(body);
-      }),
+        return { status: answer.statusCode, text: await answer.body.text() };
+      } catch (error) {
+        const { code, message } = error as NodeJS.ErrnoException;
+        return { status: code ?? message, text: '' };
+      }
+    },
   };
+  client.on('connect', () => {
+    connection.opened += 1;
+  });
   return connection;
 }
 
