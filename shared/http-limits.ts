@@ -57,19 +57,17 @@ export function nodeServerTimeouts(
   };
 }
 
-/** What the cap was derived from, for the start-up log line and the configuration reference. */
-export interface ConnectionCap {
-  maxConnections: number;
-  /** `MAX_CONNECTIONS`, or the budget that bounds the derived cap. */
-  from: 'MAX_CONNECTIONS' | 'descriptors' | 'memory';
-  descriptorLimit: number | undefined;
-  heapLimitBytes: number;
-}
-
 /** What the process has, read once at start-up; tests pass their own. */
 export interface ProcessBudget {
   descriptorLimit: number | undefined;
   heapLimitBytes: number;
+}
+
+/** What the cap was derived from, for the start-up log line and the configuration reference. */
+export interface ConnectionCap extends ProcessBudget {
+  maxConnections: number;
+  /** `MAX_CONNECTIONS`, or the budget that bounds the derived cap. */
+  from: 'MAX_CONNECTIONS' | 'descriptors' | 'memory';
 }
 
 /** A connection's request head, at most Node's 16 KiB, beside its parser, socket and request objects. */

@@ -6,7 +6,7 @@ import { cacheRoot } from '../../deploy/local/paths.ts';
 import { startGateway } from '../../services/gateway/src/gateway.ts';
 import { TOPICS } from '../../shared/contracts/kafka.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { TOKEN } from '../support/gateway.ts';
+import { testGatewaySettings, TOKEN } from '../support/gateway.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
 
 describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () => {
@@ -21,22 +21,15 @@ describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () 
     });
     onTestFinished(() => kafkaServer.stop());
     const gateway = await startGateway(
-      {
+      testGatewaySettings({
         authTokens: [TOKEN],
         replyTimeoutMs: 60_000,
         maxInFlight: 100,
-        maxEventLoopDelayMs: 0,
-        shutdownDrainMs: 0,
         bodyLimitBytes: 1_024,
-        requestTimeoutMs: 10_000,
-        headersTimeoutMs: 3_000,
-        keepAliveTimeoutMs: 5_000,
-        maxConnections: 1_000,
-        refusalPacing: { perSecond: 50, delayMs: 1_000 },
         topics: TOPICS,
         partitions: 1,
         replyPartition: { configured: undefined, instanceId: 'kafka-outage' },
-      },
+      }),
       {
         kafka: new Kafka({
           brokers: [kafkaServer.brokers],

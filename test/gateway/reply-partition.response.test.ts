@@ -6,6 +6,7 @@ import { createLogger } from '../../shared/logger.ts';
 import {
   attachGateway,
   startTestGateway,
+  testGatewaySettings,
   type GatewayHarness,
   type TestGateway,
 } from '../support/gateway.ts';
@@ -108,22 +109,15 @@ describe('Gateways that each read one partition of the reply topic', () => {
 
     await expect(
       startGateway(
-        {
+        testGatewaySettings({
           authTokens: ['token'],
           replyTimeoutMs: 5_000,
           maxInFlight: 10,
-          maxEventLoopDelayMs: 0,
-          shutdownDrainMs: 0,
           bodyLimitBytes: 1_024,
-          requestTimeoutMs: 10_000,
-          headersTimeoutMs: 3_000,
-          keepAliveTimeoutMs: 5_000,
-          maxConnections: 1_000,
-          refusalPacing: { perSecond: 50, delayMs: 1_000 },
           topics: harness.topics,
           partitions: PARTITIONS,
           replyPartition: { configured: PARTITIONS, instanceId: 'too far' },
-        },
+        }),
         { kafka: harness.kafka, logger: createLogger('gateway', 'silent') },
       ),
     ).rejects.toThrow(

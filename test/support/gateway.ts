@@ -40,6 +40,30 @@ type GatewayTestOptions = Partial<GatewaySettings> & {
   registerCleanup?: RegisterCleanup;
 };
 
+/**
+ * A gateway's settings for a test: what it names, over the tests' defaults (the delay check off,
+ * a 1 KiB body limit, bounds that no test reaches unless it sets them).
+ */
+export function testGatewaySettings(
+  settings: Partial<GatewaySettings> & Pick<GatewaySettings, 'topics' | 'partitions'>,
+): GatewaySettings {
+  return {
+    authTokens: [TOKEN],
+    replyTimeoutMs: 15_000,
+    maxInFlight: 1_000,
+    maxEventLoopDelayMs: 0,
+    shutdownDrainMs: 0,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    requestTimeoutMs: 10_000,
+    headersTimeoutMs: 3_000,
+    keepAliveTimeoutMs: 5_000,
+    maxConnections: 1_000,
+    refusalPacing: { perSecond: 50, delayMs: 1_000 },
+    replyPartition: { configured: undefined, instanceId: randomUUID() },
+    ...settings,
+  };
+}
+
 /** Another ready gateway on the harness's topics, stopped when the test ends. */
 export async function attachGateway(
   harness: WriterHarness,
@@ -50,23 +74,12 @@ export async function attachGateway(
   }: GatewayTestOptions = {},
 ): Promise<TestGateway> {
   const gateway = await startGateway(
-    {
+    testGatewaySettings({
       authTokens: [TOKEN, SECOND_TOKEN],
-      replyTimeoutMs: 15_000,
-      maxInFlight: 1_000,
-      maxEventLoopDelayMs: 0,
-      shutdownDrainMs: 0,
-      bodyLimitBytes: BODY_LIMIT_BYTES,
-      requestTimeoutMs: 10_000,
-      headersTimeoutMs: 3_000,
-      keepAliveTimeoutMs: 5_000,
-      maxConnections: 1_000,
-      refusalPacing: { perSecond: 50, delayMs: 1_000 },
       topics: harness.topics,
       partitions: PARTITIONS,
-      replyPartition: { configured: undefined, instanceId: randomUUID() },
       ...settings,
-    },
+    }),
     { kafka: harness.kafka, logger },
   );
   registerCleanup(() => gateway.stop());

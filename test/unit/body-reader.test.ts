@@ -90,29 +90,23 @@ describe('Reading a request body', () => {
     expect(payload.listenerCount('data')).toBe(0);
   });
 
-  it('When the body ends before its Content-Length, then it is refused as an invalid Content-Length', async () => {
-    const payload = new PassThrough();
+  it.each([
+    ['ends before', 99, 33],
+    ['is longer than', 101, 50],
+  ])(
+    'When the body %s its Content-Length, then it is refused as an invalid Content-Length',
+    async (_what, length, chunkBytes) => {
+      const payload = new PassThrough();
 
-    const reading = read(payload, 100, 1_000);
-    const outcome = expect(reading).rejects.toEqual(
-      refused('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400),
-    );
-    await send(payload, bytes(99), 33);
+      const reading = read(payload, 100, 1_000);
+      const outcome = expect(reading).rejects.toEqual(
+        refused('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400),
+      );
+      await send(payload, bytes(length), chunkBytes);
 
-    await outcome;
-  });
-
-  it('When the body is longer than its Content-Length, then it is refused as an invalid Content-Length', async () => {
-    const payload = new PassThrough();
-
-    const reading = read(payload, 100, 1_000);
-    const outcome = expect(reading).rejects.toEqual(
-      refused('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400),
-    );
-    await send(payload, bytes(101), 50);
-
-    await outcome;
-  });
+      await outcome;
+    },
+  );
 
   it('When the stream fails, then its error is passed on as a 400', async () => {
     const payload = new PassThrough();
