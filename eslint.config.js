@@ -16,6 +16,18 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./){3,}',
+              message:
+                "Import the project's own modules through package.json's imports map (#shared/…, #local/…) instead of climbing three folders.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

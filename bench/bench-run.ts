@@ -1,5 +1,5 @@
-import type { ProgressLine } from '../deploy/local/progress-line.ts';
-import type { LocalStack } from '../deploy/local/stack.ts';
+import type { ProgressLine } from '#local/progress-line.ts';
+import type { LocalStack } from '#local/stack.ts';
 import type { Calibration } from './calibration.ts';
 import type { IdRanges } from './id-ranges.ts';
 import type { BenchOptions } from './options.ts';

@@ -1,15 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { projectRoot } from '../deploy/local/paths.ts';
-import { freePort } from '../deploy/local/ports.ts';
-import { groupIsStable, httpIsReady } from '../deploy/local/readiness.ts';
-import { runLogged } from '../deploy/local/run-logged.ts';
-import { startServerProcess, type ServerProcess } from '../deploy/local/server-process.ts';
-import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
-import { ensureTopics } from '../shared/ensure-topics.ts';
-import { createLogger } from '../shared/logger.ts';
-import { STARTUP_TIMEOUT_MS, startUpWithin } from '../shared/start-up.ts';
+import { projectRoot } from '#local/paths.ts';
+import { freePort } from '#local/ports.ts';
+import { groupIsStable, httpIsReady } from '#local/readiness.ts';
+import { runLogged } from '#local/run-logged.ts';
+import { startServerProcess, type ServerProcess } from '#local/server-process.ts';
+import { waitUntilReady } from '#local/wait-until-ready.ts';
+import { ensureTopics } from '#shared/ensure-topics.ts';
+import { createLogger } from '#shared/logger.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin } from '#shared/start-up.ts';
 
 const PACKAGE = join(projectRoot, 'bench', 'nestjs');
 const CREATE_TOPIC = 'bench.nestjs.create';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { brokerCount } from '../deploy/local/kafka.ts';
-import { LOG_LEVELS } from '../shared/config.ts';
+import { brokerCount } from '#local/kafka.ts';
+import { LOG_LEVELS } from '#shared/config.ts';
 
 export const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
 export type Variant = (typeof VARIANTS)[number];

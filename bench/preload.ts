@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import type { StoredPlant } from '../services/writer/src/store/plant-store.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { plantBody } from './load.ts';
 
 const BATCH = 10_000;

@@ -1,10 +1,10 @@
-import { startNodeService } from '../deploy/local/node-service.ts';
-import { freePort } from '../deploy/local/ports.ts';
-import { httpIsReady } from '../deploy/local/readiness.ts';
-import { serviceConnections } from '../deploy/local/secure-stack.ts';
-import type { ServerProcess } from '../deploy/local/server-process.ts';
-import { startServices } from '../deploy/local/services.ts';
-import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
+import { startNodeService } from '#local/node-service.ts';
+import { freePort } from '#local/ports.ts';
+import { httpIsReady } from '#local/readiness.ts';
+import { serviceConnections } from '#local/secure-stack.ts';
+import type { ServerProcess } from '#local/server-process.ts';
+import { startServices } from '#local/services.ts';
+import { waitUntilReady } from '#local/wait-until-ready.ts';
 import type { BenchRun } from './bench-run.ts';
 import { prepareNestjs, startNestjs, type NestjsOptions } from './nestjs-variant.ts';
 import type { Variant } from './options.ts';

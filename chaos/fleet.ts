@@ -1,16 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../deploy/local/ports.ts';
-import { httpIsReady } from '../deploy/local/readiness.ts';
-import type { ServiceConnections } from '../deploy/local/secure-stack.ts';
-import type { ServerProcess } from '../deploy/local/server-process.ts';
+import { freePort } from '#local/ports.ts';
+import { httpIsReady } from '#local/readiness.ts';
+import type { ServiceConnections } from '#local/secure-stack.ts';
+import type { ServerProcess } from '#local/server-process.ts';
 import {
   ownReplyPartition,
   startGatewayProcess,
   startWriterProcess,
   type Services,
-} from '../deploy/local/services.ts';
-import { waitUntilReady } from '../deploy/local/wait-until-ready.ts';
-import { TOPICS, WRITER_GROUP } from '../shared/contracts/kafka.ts';
+} from '#local/services.ts';
+import { waitUntilReady } from '#local/wait-until-ready.ts';
+import { TOPICS, WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import type { GroupState } from './cluster.ts';
 
 export interface FleetOptions {

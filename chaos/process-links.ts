@@ -4,12 +4,12 @@ import {
   openStoreLink,
   withLinkListeners,
   type LinkFaults,
-} from '../deploy/local/gray-links.ts';
-import { freeNodePorts } from '../deploy/local/kafka.ts';
-import { cacheRoot } from '../deploy/local/paths.ts';
-import { freePort, LOOPBACK } from '../deploy/local/ports.ts';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../deploy/local/stack.ts';
-import { provisionToxiproxy, startToxiproxy } from '../deploy/local/toxiproxy.ts';
+} from '#local/gray-links.ts';
+import { freeNodePorts } from '#local/kafka.ts';
+import { cacheRoot } from '#local/paths.ts';
+import { freePort, LOOPBACK } from '#local/ports.ts';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '#local/stack.ts';
+import { provisionToxiproxy, startToxiproxy } from '#local/toxiproxy.ts';
 
 /**
  * Each process's own path through toxiproxy, so that a gray scenario can fault one of them: every

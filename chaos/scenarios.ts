@@ -1,5 +1,5 @@
-import type { LocalStack } from '../deploy/local/stack.ts';
-import { TOPICS } from '../shared/contracts/kafka.ts';
+import type { LocalStack } from '#local/stack.ts';
+import { TOPICS } from '#shared/contracts/kafka.ts';
 import type { clusterFacts } from './cluster.ts';
 import type { ServiceFleet } from './fleet.ts';
 import { GRAY_STEPS, GRAY_WRITERS } from './gray-scenarios.ts';

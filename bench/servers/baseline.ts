@@ -4,12 +4,12 @@
 //   direct  — stores each plant straight into MongoDB, one write per request, with the writer's
 //             duplicate rules: what a user would build instead of going through Kafka.
 import { MongoClient } from 'mongodb';
-import { plantOf } from '../../shared/contracts/plant.ts';
-import { createLogger } from '../../shared/logger.ts';
-import type { CreatePlant } from '../../services/gateway/src/create-plant.ts';
-import { baselineApp } from '../../services/gateway/src/gateway.ts';
-import { createPlants } from '../../services/writer/src/store/create-plants.ts';
-import { plantStore } from '../../services/writer/src/store/plant-store.ts';
+import { plantOf } from '#shared/contracts/plant.ts';
+import { createLogger } from '#shared/logger.ts';
+import type { CreatePlant } from '#gateway/create-plant.ts';
+import { baselineApp } from '#gateway/gateway.ts';
+import { createPlants } from '#writer/store/create-plants.ts';
+import { plantStore } from '#writer/store/plant-store.ts';
 
 const mode = process.argv[2];
 const { PORT = '0', AUTH_TOKENS = '', MONGODB_URI = '' } = process.env;

@@ -4,8 +4,8 @@ import {
   GATEWAY_GROUP_PREFIX,
   TOPICS,
   WRITER_GROUP,
-} from '../../shared/contracts/kafka.ts';
-import type { KafkaConnection } from '../../shared/kafka-connection.ts';
+} from '#shared/contracts/kafka.ts';
+import type { KafkaConnection } from '#shared/kafka-connection.ts';
 
 /** The principals of a secured stack besides the brokers' own. */
 export const PRINCIPALS = ['gateway', 'writer', 'producer', 'dlq'] as const;

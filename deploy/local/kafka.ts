@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import type { KafkaConnection } from '../../shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka-connection.ts';
 import {
   ADMIN,
   scramConnection,

@@ -1,6 +1,6 @@
-import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
+import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
-import { kafkaConnectionFromEnv } from '../../shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/config.ts';
 import { freePort } from './ports.ts';
 import { groupIsStable, httpIsReady } from './readiness.ts';
 import type { ServiceConnections } from './secure-stack.ts';

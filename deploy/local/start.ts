@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { WRITER_GROUP } from '../../shared/contracts/kafka.ts';
+import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
-import { kafkaConnectionFromEnv } from '../../shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/config.ts';
 import { brokerCount, consecutiveNodePorts } from './kafka.ts';
 import { stopServersOfKilledLaunchers } from './orphans.ts';
 import { stackDir } from './paths.ts';

@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { PRINCIPALS } from '../../deploy/local/kafka-acls.ts';
-import { ADMIN, secureListenerProperties } from '../../deploy/local/kafka-security.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { readGatewayConfig } from '../../services/gateway/src/config.ts';
-import { readWriterConfig } from '../../services/writer/src/config.ts';
-import { topicsOf } from '../../shared/config.ts';
+import { PRINCIPALS } from '#local/kafka-acls.ts';
+import { ADMIN, secureListenerProperties } from '#local/kafka-security.ts';
+import { projectRoot } from '#local/paths.ts';
+import { readGatewayConfig } from '#gateway/config.ts';
+import { readWriterConfig } from '#writer/config.ts';
+import { topicsOf } from '#shared/config.ts';
 import {
   COMPOSE_FILE,
   composeEnvironment,

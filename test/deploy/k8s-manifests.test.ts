@@ -1,11 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRINCIPALS } from '../../deploy/local/kafka-acls.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { GatewayConfig, readGatewayConfig } from '../../services/gateway/src/config.ts';
-import { readWriterConfig, WriterConfig } from '../../services/writer/src/config.ts';
-import { topicsOf } from '../../shared/config.ts';
+import { PRINCIPALS } from '#local/kafka-acls.ts';
+import { projectRoot } from '#local/paths.ts';
+import { GatewayConfig, readGatewayConfig } from '#gateway/config.ts';
+import { readWriterConfig, WriterConfig } from '#writer/config.ts';
+import { topicsOf } from '#shared/config.ts';
 import { customResourceSchema } from '../support/crd-schema.ts';
 import {
   environmentOf,

@@ -1,8 +1,8 @@
 import { chmod } from 'node:fs/promises';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { findPostgresBinaries } from '../../deploy/local/postgres.ts';
-import { startLocalStack } from '../../deploy/local/stack.ts';
+import { findPostgresBinaries } from '#local/postgres.ts';
+import { startLocalStack } from '#local/stack.ts';
 import {
   localServersUnavailable,
   OWN_STACK_TIMEOUT_MS,

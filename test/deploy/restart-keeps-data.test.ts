@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../deploy/local/stack.ts';
+import { startLocalStack, type LocalStack } from '#local/stack.ts';
 import { partitioner, testKafka, uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import type { Topics } from '../../shared/contracts/kafka.ts';
+import type { Topics } from '#shared/contracts/kafka.ts';
 import { postPlant } from '../support/http-client.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { aPlant } from '../support/plants.ts';

@@ -1,6 +1,6 @@
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from '../../services/gateway/src/gateway.ts';
+import type { Gateway } from '#gateway/gateway.ts';
 import { attachGateway, TOKEN } from '../support/gateway.ts';
 import {
   parseResponse,

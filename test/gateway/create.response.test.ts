@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { startTestGateway } from '../support/gateway.ts';
 import { aPlant } from '../support/plants.ts';
 

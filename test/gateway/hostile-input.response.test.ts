@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plant } from '../../shared/contracts/plant.ts';
+import type { Plant } from '#shared/contracts/plant.ts';
 import { attachGateway, commandsPublished, TOKEN } from '../support/gateway.ts';
 import { exchange, rawRequest, type RawHeaders, type RawRequest } from '../support/raw-http.ts';
 import { startTestWriter, type WriterHarness } from '../support/writer.ts';

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '#shared/logger.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafka } from '../support/own-kafka.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { kafkaClient } from '../../shared/kafka-client.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { kafkaClient } from '#shared/kafka-client.ts';
+import { createLogger } from '#shared/logger.ts';
 import { attachGateway, type TestGateway } from '../support/gateway.ts';
 import { ownKafkaWithLinks, ownToxiproxy } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freeNodePorts, provisionKafka, startKafka } from '../../deploy/local/kafka.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
-import { startGateway } from '../../services/gateway/src/gateway.ts';
-import { TOPICS } from '../../shared/contracts/kafka.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { freeNodePorts, provisionKafka, startKafka } from '#local/kafka.ts';
+import { cacheRoot } from '#local/paths.ts';
+import { startGateway } from '#gateway/gateway.ts';
+import { TOPICS } from '#shared/contracts/kafka.ts';
+import { createLogger } from '#shared/logger.ts';
 import { testGatewaySettings, TOKEN } from '../support/gateway.ts';
 import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
 

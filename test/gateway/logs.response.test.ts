@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '#shared/logger.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { abandonedPost } from '../support/http-client.ts';
 import { startTestWriter } from '../support/writer.ts';

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { ERRORS } from '../../shared/contracts/errors.ts';
+import { projectRoot } from '#local/paths.ts';
+import { ERRORS } from '#shared/contracts/errors.ts';
 import { startTestGateway } from '../support/gateway.ts';
 
 /** Every key of `seed` is in `served` with the same value; `served` may add keys. */

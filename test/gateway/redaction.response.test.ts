@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '#shared/logger.ts';
 import { attachGateway, SECOND_TOKEN, TOKEN } from '../support/gateway.ts';
 import { AUDIENCE, ISSUER, sign, signingKey, startJwksServer } from '../support/jwks-server.ts';
 import { exchange, rawRequest } from '../support/raw-http.ts';

@@ -1,8 +1,8 @@
 import type { IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from '../../services/gateway/src/gateway.ts';
-import { HEADERS, readReplyPartition } from '../../shared/contracts/kafka.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { startGateway } from '#gateway/gateway.ts';
+import { HEADERS, readReplyPartition } from '#shared/contracts/kafka.ts';
+import { createLogger } from '#shared/logger.ts';
 import {
   attachGateway,
   startTestGateway,

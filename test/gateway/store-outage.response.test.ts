@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startWriter } from '../../services/writer/src/writer.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { startWriter } from '#writer/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 import { ownStore } from '../support/own-store.ts';

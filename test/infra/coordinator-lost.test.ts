@@ -1,9 +1,9 @@
 import type { Admin } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { kafkaClient } from '../../shared/kafka-client.ts';
-import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { startUpWithin } from '../../shared/start-up.ts';
+import { kafkaClient } from '#shared/kafka-client.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
+import { createLogger } from '#shared/logger.ts';
+import { startUpWithin } from '#shared/start-up.ts';
 import { partitioner, uniqueName } from '../support/kafka.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafkaCluster } from '../support/own-kafka.ts';

@@ -3,9 +3,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rateStep } from '../../bench/open-loop/rate-step.ts';
-import { attack, provisionVegeta } from '../../bench/open-loop/vegeta.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
+import { rateStep } from '#bench/open-loop/rate-step.ts';
+import { attack, provisionVegeta } from '#bench/open-loop/vegeta.ts';
+import { cacheRoot } from '#local/paths.ts';
 import { listenForTest } from '../support/loopback-server.ts';
 
 const RATE = 100;

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { stateRoot } from '../../deploy/local/paths.ts';
-import { serviceConnections } from '../../deploy/local/secure-stack.ts';
-import { startServices, type Services } from '../../deploy/local/services.ts';
-import { startLocalStack, type LocalStack } from '../../deploy/local/stack.ts';
-import type { KafkaConnection } from '../../shared/kafka-connection.ts';
+import { stateRoot } from '#local/paths.ts';
+import { serviceConnections } from '#local/secure-stack.ts';
+import { startServices, type Services } from '#local/services.ts';
+import { startLocalStack, type LocalStack } from '#local/stack.ts';
+import type { KafkaConnection } from '#shared/kafka-connection.ts';
 import { TOKEN } from '../support/token.ts';
 import { securedStackUnavailable } from '../support/local-servers.ts';
 

@@ -1,5 +1,5 @@
-import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { writerMetrics } from '#writer/health/metrics.ts';
+import { createLogger } from '#shared/logger.ts';
 
 /**
  * What answering commands needs beside the store and Kafka, for unit tests: the default topics, a

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect, onTestFinished, vi } from 'vitest';
-import { startGateway, type Gateway } from '../../services/gateway/src/gateway.ts';
-import type { GatewaySettings } from '../../services/gateway/src/config.ts';
-import { createLogger, type Logger } from '../../shared/logger.ts';
+import { startGateway, type Gateway } from '#gateway/gateway.ts';
+import type { GatewaySettings } from '#gateway/config.ts';
+import { createLogger, type Logger } from '#shared/logger.ts';
 import { PARTITIONS, startTestWriter, type RegisterCleanup, type WriterHarness } from './writer.ts';
 
 import { SECOND_TOKEN, TOKEN } from './token.ts';

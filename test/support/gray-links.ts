@@ -6,17 +6,13 @@ import {
   withLinkListeners,
   type KafkaLink,
   type StoreLink,
-} from '../../deploy/local/gray-links.ts';
-import { freeNodePorts } from '../../deploy/local/kafka.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
-import {
-  provisionToxiproxy,
-  startToxiproxy,
-  type ToxiproxyServer,
-} from '../../deploy/local/toxiproxy.ts';
-import { connectStore } from '../../services/writer/src/store/store-client.ts';
-import { startWriter, type Writer } from '../../services/writer/src/writer.ts';
-import { createLogger } from '../../shared/logger.ts';
+} from '#local/gray-links.ts';
+import { freeNodePorts } from '#local/kafka.ts';
+import { cacheRoot } from '#local/paths.ts';
+import { provisionToxiproxy, startToxiproxy, type ToxiproxyServer } from '#local/toxiproxy.ts';
+import { connectStore } from '#writer/store/store-client.ts';
+import { startWriter, type Writer } from '#writer/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 import { temporaryDirectory } from './local-servers.ts';
 import { ownKafka } from './own-kafka.ts';
 import { writerOptions } from './writer.ts';

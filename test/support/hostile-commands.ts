@@ -1,5 +1,5 @@
 import type { IHeaders, Message } from 'kafkajs';
-import { replyPartitionHeader, type Topics } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader, type Topics } from '#shared/contracts/kafka.ts';
 import { uniqueName } from './kafka.ts';
 
 // What a producer we did not write may send on the command topic, as far as Kafka lets it

@@ -6,8 +6,8 @@ import {
   startKafka,
   type KafkaNodePorts,
   type KafkaServer,
-} from '../../deploy/local/kafka.ts';
-import { cacheRoot } from '../../deploy/local/paths.ts';
+} from '#local/kafka.ts';
+import { cacheRoot } from '#local/paths.ts';
 import { temporaryDirectory } from './local-servers.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateRoot } from '../../deploy/local/paths.ts';
-import { startLocalStack } from '../../deploy/local/stack.ts';
+import { stateRoot } from '#local/paths.ts';
+import { startLocalStack } from '#local/stack.ts';
 import { containerRuntimeAnswers, startContainers } from './containers.ts';
 
 export interface TestServers {

@@ -8,13 +8,13 @@ import {
   startNodeService,
   WRITER_MAIN,
   type NodeServiceOptions,
-} from '../../deploy/local/node-service.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { freePort } from '../../deploy/local/ports.ts';
-import { groupIsStable, httpIsReady } from '../../deploy/local/readiness.ts';
-import { startServerProcess, type ServerProcess } from '../../deploy/local/server-process.ts';
-import { requireTools, type Tool } from '../../deploy/local/tools.ts';
-import { waitUntilReady } from '../../deploy/local/wait-until-ready.ts';
+} from '#local/node-service.ts';
+import { projectRoot } from '#local/paths.ts';
+import { freePort } from '#local/ports.ts';
+import { groupIsStable, httpIsReady } from '#local/readiness.ts';
+import { startServerProcess, type ServerProcess } from '#local/server-process.ts';
+import { requireTools, type Tool } from '#local/tools.ts';
+import { waitUntilReady } from '#local/wait-until-ready.ts';
 import { TOKEN } from './gateway.ts';
 import { uniqueName } from './kafka.ts';
 import { PARTITIONS, type WriterHarness } from './writer.ts';

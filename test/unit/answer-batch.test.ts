@@ -1,9 +1,9 @@
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
-import { answerBatch } from '../../services/writer/src/answering/answer-batch.ts';
-import type { Outgoing } from '../../services/writer/src/sending/outgoing.ts';
-import type { KnownOutcomes } from '../../services/writer/src/store/create-plants.ts';
-import type { Reply } from '../../shared/contracts/reply.ts';
+import { answerBatch } from '#writer/answering/answer-batch.ts';
+import type { Outgoing } from '#writer/sending/outgoing.ts';
+import type { KnownOutcomes } from '#writer/store/create-plants.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
 import { quietAnswering } from '../support/answering.ts';
 
 const command = (offset: string, value: string): KafkaMessage =>

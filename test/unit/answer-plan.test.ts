@@ -1,16 +1,16 @@
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { decodeNewPlant } from '../../shared/contracts/new-plant.ts';
-import { plantOf } from '../../shared/contracts/plant.ts';
-import type { Reply } from '../../shared/contracts/reply.ts';
+import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
+import { plantOf } from '#shared/contracts/plant.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
 import {
   messagesOf,
   planAnswers,
   settleAnswers,
   type Answer,
   type DecodedCommand,
-} from '../../services/writer/src/answering/answer-plan.ts';
-import type { Outgoing } from '../../services/writer/src/sending/outgoing.ts';
+} from '#writer/answering/answer-plan.ts';
+import type { Outgoing } from '#writer/sending/outgoing.ts';
 import { hostileCorpus, type HostileContext } from '../support/hostile-commands.ts';
 
 const TOPICS = {

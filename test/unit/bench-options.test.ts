@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { benchOptions, USAGE } from '../../bench/options.ts';
+import { projectRoot } from '#local/paths.ts';
+import { benchOptions, USAGE } from '#bench/options.ts';
 
 describe('npm run bench flags', () => {
   it('When no flag is given, then every variant is measured once with 64 connections, 15 s of warm-up and 20 s measured', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '../../bench/load.ts';
-import { toMarkdown, type Report, type VariantResult } from '../../bench/report.ts';
+import type { LoadResult } from '#bench/load.ts';
+import { toMarkdown, type Report, type VariantResult } from '#bench/report.ts';
 
 const load = (requestsPerSecond: number, p50: number, p99: number): LoadResult => ({
   requestsPerSecond,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { burst } from '../../shared/burst.ts';
+import { burst } from '#shared/burst.ts';
 
 const QUIET_MS = 200;
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '../../chaos/figures.ts';
-import { targetsOf } from '../../chaos/targets.ts';
-import { activeController, rebalanceTimeline } from '../../chaos/timeline.ts';
-import type { Answer } from '../../chaos/traffic.ts';
+import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '#chaos/figures.ts';
+import { targetsOf } from '#chaos/targets.ts';
+import { activeController, rebalanceTimeline } from '#chaos/timeline.ts';
+import type { Answer } from '#chaos/traffic.ts';
 import { answer, timedOut } from '../support/chaos-answers.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../chaos/figures.ts';
+import type { Change } from '#chaos/figures.ts';
 import {
   longestSilentPartition,
   mostInFlight,
@@ -7,10 +7,10 @@ import {
   readinessChanges,
   rssGrowth,
   type Sample,
-} from '../../chaos/gray-figures.ts';
-import { GRAY_TARGETS, type GrayInput } from '../../chaos/gray-targets.ts';
-import type { LogEvent } from '../../chaos/timeline.ts';
-import type { Answer } from '../../chaos/traffic.ts';
+} from '#chaos/gray-figures.ts';
+import { GRAY_TARGETS, type GrayInput } from '#chaos/gray-targets.ts';
+import type { LogEvent } from '#chaos/timeline.ts';
+import type { Answer } from '#chaos/traffic.ts';
 import { answer, timedOut } from '../support/chaos-answers.ts';
 
 const change = (name: string, at: number): Change => ({ name, at, doneAt: at + 10 });

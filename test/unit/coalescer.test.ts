@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { coalescer } from '../../shared/coalescer.ts';
+import { coalescer } from '#shared/coalescer.ts';
 
 function controllableSend() {
   const batches: number[][] = [];

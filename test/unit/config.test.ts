@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readWriterConfig } from '../../services/writer/src/config.ts';
+import { readWriterConfig } from '#writer/config.ts';
 
 const required = { KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1:27017' };
 

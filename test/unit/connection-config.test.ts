@@ -3,8 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readGatewayConfig } from '../../services/gateway/src/config.ts';
-import { readWriterConfig } from '../../services/writer/src/config.ts';
+import { readGatewayConfig } from '#gateway/config.ts';
+import { readWriterConfig } from '#writer/config.ts';
 
 const CA_FILE = join(import.meta.dirname, 'fixtures', 'unit-test-ca.pem');
 const writer = { KAFKA_BROKERS: 'b1:9093, b2:9093', MONGODB_URI: 'mongodb://127.0.0.1:27017' };

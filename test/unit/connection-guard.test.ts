@@ -4,7 +4,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { once } from 'node:events';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { guardConnections, type ConnectionGuardOptions } from '../../shared/connection-guard.ts';
+import { guardConnections, type ConnectionGuardOptions } from '#shared/connection-guard.ts';
 
 // The probe opens /dev/null with openSync; the ESM namespace of node:fs cannot be spied on, so the
 // module is mocked with the real functions, openSync wrapped so that a test can make it fail.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { restartAfterCrashes } from '../../services/writer/src/consuming/consumer-restarts.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { restartAfterCrashes } from '#writer/consuming/consumer-restarts.ts';
+import { createLogger } from '#shared/logger.ts';
 import { fakeConsumer } from '../support/fake-consumer.ts';
 
 const silent = createLogger('writer', 'silent');

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Plant } from '../../shared/contracts/plant.ts';
-import { createPlants, type KnownOutcomes } from '../../services/writer/src/store/create-plants.ts';
-import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
+import type { Plant } from '#shared/contracts/plant.ts';
+import { createPlants, type KnownOutcomes } from '#writer/store/create-plants.ts';
+import type { PlantStore } from '#writer/store/plant-store.ts';
 
 describe('Creating the plants of a batch', () => {
   it('When an id was stored before, then the outcomes known once inserted (new ids, conflicts among new ids) are heard before it is read back', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LeadersNotReadyError, offsetsReadable } from '../../shared/ensure-topics.ts';
-import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
+import { LeadersNotReadyError, offsetsReadable } from '#shared/ensure-topics.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
 
 describe('Reading a new topic’s offsets at start-up', () => {
   it('When kafkajs fails on an answer without the topic (a TypeError inside it), then it is a leader not ready yet, and retried', async () => {

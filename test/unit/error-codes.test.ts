@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { ERRORS } from '../../shared/contracts/errors.ts';
+import { projectRoot } from '#local/paths.ts';
+import { ERRORS } from '#shared/contracts/errors.ts';
 
 /** The rows of the README's table of `error` values: error, HTTP status, when. */
 function readmeRows(): string[][] {

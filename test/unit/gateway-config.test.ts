@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { gatewaySettingsOf, readGatewayConfig } from '../../services/gateway/src/config.ts';
+import { gatewaySettingsOf, readGatewayConfig } from '#gateway/config.ts';
 
 const kafka = { KAFKA_BROKERS: '127.0.0.1:9092' };
 const jwt = { JWT_ISSUER: 'https://issuer.test', JWT_AUDIENCE: 'plant-store' };

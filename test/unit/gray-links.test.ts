@@ -4,10 +4,10 @@ import {
   openKafkaLinks,
   openStoreLink,
   withLinkListeners,
-} from '../../deploy/local/gray-links.ts';
-import { consecutiveNodePorts, startKafka } from '../../deploy/local/kafka.ts';
-import { provisionToxiproxy } from '../../deploy/local/toxiproxy.ts';
-import { toxiproxyClient } from '../../deploy/local/toxiproxy-client.ts';
+} from '#local/gray-links.ts';
+import { consecutiveNodePorts, startKafka } from '#local/kafka.ts';
+import { provisionToxiproxy } from '#local/toxiproxy.ts';
+import { toxiproxyClient } from '#local/toxiproxy-client.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 const nodes = (count: number) => consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, count);

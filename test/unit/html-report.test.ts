@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchHtml } from '../../bench/html/bench-html.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import { createsAnswered, DISTRIBUTION } from '../../bench/load.ts';
-import type { Report } from '../../bench/report.ts';
-import { chaosHtml, type ChaosRecord } from '../../chaos/html-report.ts';
+import { benchHtml } from '#bench/html/bench-html.ts';
+import { projectRoot } from '#local/paths.ts';
+import { createsAnswered, DISTRIBUTION } from '#bench/load.ts';
+import type { Report } from '#bench/report.ts';
+import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
 import { openPage, startBrowser, type OpenedPage } from '../support/headless-browser.ts';
 
 const recorded = async <T>(name: string) =>

@@ -7,8 +7,8 @@ import {
   logConnectionCap,
   openFilesLimitOf,
   type ConnectionCap,
-} from '../../shared/http-limits.ts';
-import { createLogger } from '../../shared/logger.ts';
+} from '#shared/http-limits.ts';
+import { createLogger } from '#shared/logger.ts';
 
 const KiB = 1_024;
 const MiB = 1_024 * KiB;

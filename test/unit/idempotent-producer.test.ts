@@ -8,7 +8,7 @@ import {
   type RecordMetadata,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { idempotentProducer, stablePartitions } from '../../shared/idempotent-producer.ts';
+import { idempotentProducer, stablePartitions } from '#shared/idempotent-producer.ts';
 
 interface ScriptedProducer {
   id: number;

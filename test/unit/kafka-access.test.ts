@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settingRefused } from '../../shared/kafka-access.ts';
+import { settingRefused } from '#shared/kafka-access.ts';
 
 const connection = {
   brokers: ['b1:9093'],

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chaosOptions } from '../../chaos/options.ts';
-import { brokerCount, consecutiveNodePorts, startKafka } from '../../deploy/local/kafka.ts';
-import { startLocalStack } from '../../deploy/local/stack.ts';
+import { chaosOptions } from '#chaos/options.ts';
+import { brokerCount, consecutiveNodePorts, startKafka } from '#local/kafka.ts';
+import { startLocalStack } from '#local/stack.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 const nodes = (count: number) => consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, count);

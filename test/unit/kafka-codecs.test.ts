@@ -1,7 +1,7 @@
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { compressSync } from 'snappy';
 import { describe, expect, it } from 'vitest';
-import { registerKafkaCodecs } from '../../shared/kafka-codecs.ts';
+import { registerKafkaCodecs } from '#shared/kafka-codecs.ts';
 
 registerKafkaCodecs();
 

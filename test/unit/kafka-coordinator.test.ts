@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   CoordinatorStillLostError,
   rediscoverLostCoordinators,
-} from '../../shared/kafka-coordinator.ts';
-import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
+} from '#shared/kafka-coordinator.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
 
 const require = createRequire(import.meta.url);
 const { createErrorFromCode } = require('kafkajs/src/protocol/error.js') as {

@@ -1,7 +1,7 @@
 import { logLevel, type LogEntry } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { kafkaLogCreator } from '../../shared/kafka-log.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { kafkaLogCreator } from '#shared/kafka-log.ts';
+import { createLogger } from '#shared/logger.ts';
 
 function kafkaLogOf(service: string, level: 'warn' | 'error' = 'warn') {
   const lines: Record<string, unknown>[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstHeader, headerText, nextOffset, partitionKey } from '../../shared/kafka-messages.ts';
+import { firstHeader, headerText, nextOffset, partitionKey } from '#shared/kafka-messages.ts';
 
 describe('Kafka message helpers', () => {
   it('When a header was sent twice, then its first value is the one read', () => {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { brokerSockets } from '../../shared/kafka-sockets.ts';
+import { brokerSockets } from '#shared/kafka-sockets.ts';
 import { tcpServerForTest } from '../support/loopback-server.ts';
 
 async function connected(port: number): Promise<Socket> {

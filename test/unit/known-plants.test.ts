@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Plant } from '../../shared/contracts/plant.ts';
-import { knownPlants } from '../../services/writer/src/store/known-plants.ts';
-import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
+import type { Plant } from '#shared/contracts/plant.ts';
+import { knownPlants } from '#writer/store/known-plants.ts';
+import type { PlantStore } from '#writer/store/plant-store.ts';
 
 /** A store in which `storedBefore` were stored by someone else. */
 function fakeStore(storedBefore: ReadonlyMap<bigint, Plant> = new Map()) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readReplyPartition } from '../../shared/contracts/kafka.ts';
-import { stringifyJson } from '../../shared/contracts/json.ts';
-import { decodeNewPlant } from '../../shared/contracts/new-plant.ts';
+import { readReplyPartition } from '#shared/contracts/kafka.ts';
+import { stringifyJson } from '#shared/contracts/json.ts';
+import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
 
 const decode = (text: string) => decodeNewPlant(Buffer.from(text));
 

@@ -1,11 +1,11 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '#shared/logger.ts';
 import {
   partitionLanes,
   type LaneWork,
   type PartitionLanes,
-} from '../../services/writer/src/consuming/partition-lanes.ts';
+} from '#writer/consuming/partition-lanes.ts';
 
 /**
  * A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch; each

@@ -1,10 +1,7 @@
 import { AssignerProtocol, type Cluster, type Logger } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import {
-  onePartitionAssigner,
-  replyPartitionOf,
-} from '../../services/gateway/src/reply-partition.ts';
-import { readReplyPartition, replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { onePartitionAssigner, replyPartitionOf } from '#gateway/reply-partition.ts';
+import { readReplyPartition, replyPartitionHeader } from '#shared/contracts/kafka.ts';
 
 describe('The reply partition a gateway reads', () => {
   it('When REPLY_PARTITION names a partition of the reply topic, then that one is read', () => {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
-import { exitOnSignalOrFault } from '../../shared/shutdown.ts';
+import { createLogger } from '#shared/logger.ts';
+import { exitOnSignalOrFault } from '#shared/shutdown.ts';
 
 const TIMEOUT_MS = 25_000;
 

@@ -2,7 +2,7 @@ import { EventEmitter, once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { MongoNetworkTimeoutError, type MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { failStalledWrites } from '../../services/writer/src/store/stalled-writes.ts';
+import { failStalledWrites } from '#writer/store/stalled-writes.ts';
 import { tcpServerForTest } from '../support/loopback-server.ts';
 
 /** The server's side of a connection that never reads: its client's writes pile up. */

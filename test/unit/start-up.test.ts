@@ -6,12 +6,12 @@ import {
 } from 'kafkajs';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { storeErrorIsRetriable } from '../../services/writer/src/store/store-client.ts';
-import { ConfigError } from '../../shared/config.ts';
-import { LeadersNotReadyError, leadersMissing } from '../../shared/ensure-topics.ts';
-import { kafkaErrorIsRetriable } from '../../shared/kafka-retriable.ts';
-import { createLogger } from '../../shared/logger.ts';
-import { StartUpError, startUpWithin } from '../../shared/start-up.ts';
+import { storeErrorIsRetriable } from '#writer/store/store-client.ts';
+import { ConfigError } from '#shared/config.ts';
+import { LeadersNotReadyError, leadersMissing } from '#shared/ensure-topics.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
+import { createLogger } from '#shared/logger.ts';
+import { StartUpError, startUpWithin } from '#shared/start-up.ts';
 
 /** A protocol error as kafkajs makes it from a code in a broker's answer. */
 function protocolError(type: string, code: number, retriable: boolean, message: string) {

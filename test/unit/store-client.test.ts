@@ -1,12 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MongoServerError } from 'mongodb';
-import {
-  storeRefusal,
-  watchMonitor,
-  type WatchedClient,
-} from '../../services/writer/src/store/store-client.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { storeRefusal, watchMonitor, type WatchedClient } from '#writer/store/store-client.ts';
+import { createLogger } from '#shared/logger.ts';
 
 /** A MongoClient's heartbeat events, close and connect: the driver's hang cannot be made on demand. */
 function fakeClient() {

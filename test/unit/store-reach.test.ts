@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, MongoNetworkTimeoutError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
-import { reachOf } from '../../services/writer/src/store/store-reach.ts';
+import type { PlantStore } from '#writer/store/plant-store.ts';
+import { reachOf } from '#writer/store/store-reach.ts';
 
 /** A store whose inserts settle when the test says, on a clock the test moves. */
 function storeOnAClock() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracesProtocol, tracesSampler, tracingEndpoint } from '../../shared/tracing-config.ts';
+import { tracesProtocol, tracesSampler, tracingEndpoint } from '#shared/tracing-config.ts';
 
 describe('Tracing configuration', () => {
   it('When no OTLP endpoint is set, then the SDK stays off', () => {

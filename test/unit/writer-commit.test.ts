@@ -1,8 +1,8 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { runCommandConsumer } from '../../services/writer/src/consuming/command-consumer.ts';
+import { runCommandConsumer } from '#writer/consuming/command-consumer.ts';
 import { quietAnswering } from '../support/answering.ts';
-import type { PlantStore } from '../../services/writer/src/store/plant-store.ts';
+import type { PlantStore } from '#writer/store/plant-store.ts';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };
 const COMMITTED = {

@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { consumerHealth } from '../../services/writer/src/health/consumer-health.ts';
-import { startHealthServer } from '../../services/writer/src/health/health-server.ts';
-import { writerMetrics } from '../../services/writer/src/health/metrics.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { consumerHealth } from '#writer/health/consumer-health.ts';
+import { startHealthServer } from '#writer/health/health-server.ts';
+import { writerMetrics } from '#writer/health/metrics.ts';
+import { createLogger } from '#shared/logger.ts';
 import { fakeConsumer } from '../support/fake-consumer.ts';
 
 async function probes(health: ReturnType<typeof consumerHealth>) {

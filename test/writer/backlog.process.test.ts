@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { aPlant } from '../support/plants.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
 import { serviceProcesses, writerHealthUrl } from '../support/services.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { produceWithJava, type JavaCompression } from '../support/java-producer.ts';
 import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import { projectRoot } from '../../deploy/local/paths.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import { projectRoot } from '#local/paths.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { commandsPublished } from '../support/gateway.ts';
 import { replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
 

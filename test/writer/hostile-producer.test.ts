@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { command, hostileCorpus, type HostileContext } from '../support/hostile-commands.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { json, startTestWriter, type WriterHarness } from '../support/writer.ts';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { connectPlantStoreClient } from '../../docs/examples/kafkajs/plant-store-client.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { startTestWriter, type WriterHarness } from '../support/writer.ts';
 
 const run = promisify(execFile);

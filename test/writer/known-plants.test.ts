@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.ts';
+import { createLogger } from '#shared/logger.ts';
 import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant } from '../support/plants.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startHealthServer } from '../../services/writer/src/health/health-server.ts';
-import { startWriter, type WriterOptions } from '../../services/writer/src/writer.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { startHealthServer } from '#writer/health/health-server.ts';
+import { startWriter, type WriterOptions } from '#writer/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 import { metric, parseMetrics } from '../support/metrics.ts';
 import { ownStore } from '../support/own-store.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import { startWriter } from '../../services/writer/src/writer.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import { startWriter } from '#writer/writer.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import {
   json,
   PARTITIONS,

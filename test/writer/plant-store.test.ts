@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { plantStore, type StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { plantStore, type StoredPlant } from '#writer/store/plant-store.ts';
 import { localServersUnavailable } from '../support/local-servers.ts';
 import { ownStore } from '../support/own-store.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 describe('Writer replies', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startWriter } from '../../services/writer/src/writer.ts';
+import { startWriter } from '#writer/writer.ts';
 import { json, startTestWriter, writerOptions } from '../support/writer.ts';
 
 describe('Writer stopped and started again', () => {

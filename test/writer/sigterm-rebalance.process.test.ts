@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant, type TestPlant } from '../support/plants.ts';
 import { serviceProcesses } from '../support/services.ts';

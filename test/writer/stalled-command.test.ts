@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { plantStore, type StoredPlant } from '../../services/writer/src/store/plant-store.ts';
-import {
-  connectStore,
-  STORE_SOCKET_TIMEOUT_MS,
-} from '../../services/writer/src/store/store-client.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { plantStore, type StoredPlant } from '#writer/store/plant-store.ts';
+import { connectStore, STORE_SOCKET_TIMEOUT_MS } from '#writer/store/store-client.ts';
+import { createLogger } from '#shared/logger.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { pausableProxy } from '../support/pausable-proxy.ts';
 

@@ -1,7 +1,7 @@
 import { MongoClient, ServerHeartbeatStartedEvent } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { watchMonitor } from '../../services/writer/src/store/store-client.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { watchMonitor } from '#writer/store/store-client.ts';
+import { createLogger } from '#shared/logger.ts';
 import { uniqueName } from '../support/kafka.ts';
 
 describe('The store client reconnected by its watch', () => {

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
-import { startWriter } from '../../services/writer/src/writer.ts';
-import { createLogger } from '../../shared/logger.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
+import { startWriter } from '#writer/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { aPlant } from '../support/plants.ts';

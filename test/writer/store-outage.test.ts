@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
-import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '../../services/writer/src/writer.ts';
-import { createLogger } from '../../shared/logger.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
+import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '#writer/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownStore } from '../support/own-store.ts';
 import { aPlant } from '../support/plants.ts';

@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
 
 const VALID_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

@@ -1,7 +1,7 @@
 import { ConfigResourceTypes, type IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '../../shared/contracts/kafka.ts';
-import type { StoredPlant } from '../../services/writer/src/store/plant-store.ts';
+import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
+import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { uniqueName } from '../support/kafka.ts';
 import { metric } from '../support/metrics.ts';
 import { json, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';

@@ -1,9 +1,4 @@
-import {
-  ERRORS,
-  errorBody,
-  type ErrorBody,
-  type ErrorKind,
-} from '../../../shared/contracts/errors.ts';
+import { ERRORS, errorBody, type ErrorBody, type ErrorKind } from '#shared/contracts/errors.ts';
 
 /** An answer other than 200, in the documented Error shape, with the headers it needs. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyPluginAsync, type FastifyPluginCallback } from 'fastify';
-import type { Logger } from '../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from './config.ts';
 import type { RawAnswers } from './malformed-http.ts';
 import type { GatewayMetrics } from './metrics.ts';

@@ -1,14 +1,14 @@
 import type { Context } from '@opentelemetry/api';
 import { Partitioners, type Kafka, type Message } from 'kafkajs';
 import type { Histogram } from 'prom-client';
-import { HEADERS, replyPartitionHeader, type Topics } from '../../../shared/contracts/kafka.ts';
-import { stringifyJson } from '../../../shared/contracts/json.ts';
-import type { NewPlant } from '../../../shared/contracts/plant.ts';
-import { coalescer } from '../../../shared/coalescer.ts';
-import { idempotentProducer } from '../../../shared/idempotent-producer.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { timed } from '../../../shared/metrics.ts';
-import { inProducerSpan } from '../../../shared/tracing.ts';
+import { HEADERS, replyPartitionHeader, type Topics } from '#shared/contracts/kafka.ts';
+import { stringifyJson } from '#shared/contracts/json.ts';
+import type { NewPlant } from '#shared/contracts/plant.ts';
+import { coalescer } from '#shared/coalescer.ts';
+import { idempotentProducer } from '#shared/idempotent-producer.ts';
+import type { Logger } from '#shared/logger.ts';
+import { timed } from '#shared/metrics.ts';
+import { inProducerSpan } from '#shared/tracing.ts';
 
 export interface CreateCommand {
   plant: NewPlant;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
-import type { NewPlant } from '../../../shared/contracts/plant.ts';
-import type { Reply } from '../../../shared/contracts/reply.ts';
+import type { NewPlant } from '#shared/contracts/plant.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
 import type { CommandPublisher } from './command-publisher.ts';
 import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
 

@@ -1,9 +1,9 @@
 import type { Kafka } from 'kafkajs';
-import { TOPICS } from '../../../shared/contracts/kafka.ts';
-import { ensureTopics } from '../../../shared/ensure-topics.ts';
-import { connectionCap } from '../../../shared/http-limits.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '../../../shared/start-up.ts';
+import { TOPICS } from '#shared/contracts/kafka.ts';
+import { ensureTopics } from '#shared/ensure-topics.ts';
+import { connectionCap } from '#shared/http-limits.ts';
+import type { Logger } from '#shared/logger.ts';
+import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { buildApp, type GatewayApp } from './app.ts';
 import { HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
 import type { CreatePlant } from './create-plant.ts';

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import type { Logger } from '../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 import { ApiError } from './api-error.ts';
 
 /** What Node's HTTP parser refuses before Fastify sees a request, by the code of its error. */

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LATENCY_BUCKETS, serviceRegistry } from '../../../shared/metrics.ts';
+import { LATENCY_BUCKETS, serviceRegistry } from '#shared/metrics.ts';
 
 export interface GatewayMetrics {
   readonly registry: Registry;

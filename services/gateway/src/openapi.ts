@@ -1,6 +1,6 @@
-import { ERRORS, ErrorBody, type ErrorKind } from '../../../shared/contracts/errors.ts';
-import { MAX_JSON_DEPTH } from '../../../shared/contracts/json.ts';
-import { INT64_ON_THE_WIRE, NewPlant, Plant } from '../../../shared/contracts/plant.ts';
+import { ERRORS, ErrorBody, type ErrorKind } from '#shared/contracts/errors.ts';
+import { MAX_JSON_DEPTH } from '#shared/contracts/json.ts';
+import { INT64_ON_THE_WIRE, NewPlant, Plant } from '#shared/contracts/plant.ts';
 
 const RETRY_AFTER = {
   description: 'Seconds to wait before retrying',

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import type { Counter } from 'prom-client';
-import { GATEWAY_GROUP_PREFIX, HEADERS } from '../../../shared/contracts/kafka.ts';
-import { decodeReply } from '../../../shared/contracts/reply.ts';
-import { headerText, nextOffset } from '../../../shared/kafka-messages.ts';
+import { GATEWAY_GROUP_PREFIX, HEADERS } from '#shared/contracts/kafka.ts';
+import { decodeReply } from '#shared/contracts/reply.ts';
+import { headerText, nextOffset } from '#shared/kafka-messages.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { onePartitionAssigner } from './reply-partition.ts';
 import { recordReplyArrival } from './request-tracing.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AssignerProtocol, type Kafka, type PartitionAssigner } from 'kafkajs';
-import { failOn } from '../../../shared/config.ts';
+import { failOn } from '#shared/config.ts';
 
 /** How a gateway picks the reply partition it reads, and names on every command it sends. */
 export interface ReplyPartitionChoice {

@@ -1,4 +1,4 @@
-import type { Reply } from '../../../shared/contracts/reply.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
 
 export const TIMED_OUT = Symbol('timed out');
 

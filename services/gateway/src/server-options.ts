@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { errorBody } from '../../../shared/contracts/errors.ts';
-import { nodeServerTimeouts } from '../../../shared/http-limits.ts';
-import type { Logger } from '../../../shared/logger.ts';
+import { errorBody } from '#shared/contracts/errors.ts';
+import { nodeServerTimeouts } from '#shared/http-limits.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from './config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 

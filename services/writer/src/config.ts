@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import { WRITER_GROUP } from '../../../shared/contracts/kafka.ts';
-import { failOn, readConfig, sharedSettings } from '../../../shared/config.ts';
-import { httpLimitSettings } from '../../../shared/http-limits.ts';
-import { kafkaConnectionOf } from '../../../shared/kafka-connection.ts';
-import { readCertificates } from '../../../shared/tls-files.ts';
+import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
+import { failOn, readConfig, sharedSettings } from '#shared/config.ts';
+import { httpLimitSettings } from '#shared/http-limits.ts';
+import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
+import { readCertificates } from '#shared/tls-files.ts';
 import { SESSION_TIMEOUT_MS } from './writer.ts';
-import { shutdownSettings } from '../../../shared/shutdown.ts';
-import { startUpSettings } from '../../../shared/start-up.ts';
+import { shutdownSettings } from '#shared/shutdown.ts';
+import { startUpSettings } from '#shared/start-up.ts';
 
 export const WriterConfig = Type.Object({
   ...sharedSettings,

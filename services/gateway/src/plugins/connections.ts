@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { guardConnections } from '../../../../shared/connection-guard.ts';
+import { guardConnections } from '#shared/connection-guard.ts';
 import type { HttpSettings } from '../config.ts';
 
 declare module 'fastify' {

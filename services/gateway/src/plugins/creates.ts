@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kafka } from 'kafkajs';
-import type { Topics } from '../../../../shared/contracts/kafka.ts';
+import type { Topics } from '#shared/contracts/kafka.ts';
 import { commandPublisher, type CommandPublisher } from '../command-publisher.ts';
 import type { GatewaySettings } from '../config.ts';
 import { createPlantOverKafka, type CreatePlant } from '../create-plant.ts';

@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
-import { errorBody } from '../../../../shared/contracts/errors.ts';
+import { errorBody } from '#shared/contracts/errors.ts';
 import { ApiError } from '../api-error.ts';
 
 const FASTIFY_ERRORS: Record<string, ApiError> = {

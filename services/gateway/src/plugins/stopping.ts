@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import { errorBody } from '../../../../shared/contracts/errors.ts';
+import { errorBody } from '#shared/contracts/errors.ts';
 import type { HttpSettings } from '../config.ts';
 
 declare module 'fastify' {

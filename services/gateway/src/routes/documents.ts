@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify';
-import { asyncApiJson } from '../../../../shared/contracts/asyncapi/asyncapi.ts';
+import { asyncApiJson } from '#shared/contracts/asyncapi/asyncapi.ts';
 import type { HttpSettings } from '../config.ts';
 import { openApiDocument } from '../openapi.ts';
 

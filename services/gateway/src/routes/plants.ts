@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify';
-import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
+import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
 import { ApiError } from '../api-error.ts';
 import type { HttpSettings } from '../config.ts';
 import type { CreateOutcome } from '../create-plant.ts';

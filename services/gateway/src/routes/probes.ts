@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
-import { errorBody } from '../../../../shared/contracts/errors.ts';
+import { errorBody } from '#shared/contracts/errors.ts';
 
 /**
  * Why the gateway should get no new requests: it drains (`plugins/stopping.ts`), its port is at

@@ -1,11 +1,11 @@
 import type { KafkaMessage } from 'kafkajs';
-import type { Topics } from '../../../../shared/contracts/kafka.ts';
-import { decodeNewPlant } from '../../../../shared/contracts/new-plant.ts';
-import type { NewPlant } from '../../../../shared/contracts/plant.ts';
+import type { Topics } from '#shared/contracts/kafka.ts';
+import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
+import type { NewPlant } from '#shared/contracts/plant.ts';
 import type { KnownOutcomes } from '../store/create-plants.ts';
-import type { Reply } from '../../../../shared/contracts/reply.ts';
-import type { Logger } from '../../../../shared/logger.ts';
-import { traceHeaders } from '../../../../shared/tracing.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
+import type { Logger } from '#shared/logger.ts';
+import { traceHeaders } from '#shared/tracing.ts';
 import type { WriterMetrics } from '../health/metrics.ts';
 import type { OutgoingSender } from '../sending/outgoing-sender.ts';
 import {

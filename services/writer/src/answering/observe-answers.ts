@@ -1,4 +1,4 @@
-import type { Logger } from '../../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { WriterMetrics } from '../health/metrics.ts';
 import type { Answer } from './answer-plan.ts';
 import { commandLogFields } from './command-log.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { StoreReach } from '../store/store-reach.ts';
 
 /** How often the writer looks at its store's silence, and while away, probes the store. */

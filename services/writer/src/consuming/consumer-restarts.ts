@@ -1,5 +1,5 @@
 import type { Consumer } from 'kafkajs';
-import type { Logger } from '../../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { nextOffset, partitionKey } from '../../../../shared/kafka-messages.ts';
-import type { Logger } from '../../../../shared/logger.ts';
+import { nextOffset, partitionKey } from '#shared/kafka-messages.ts';
+import type { Logger } from '#shared/logger.ts';
 import { RETRY_MS } from '../answering/until-it-succeeds.ts';
 import { heapBytes, takeCommands, type QueuedBatch } from './lane-queue.ts';
 

@@ -10,11 +10,11 @@ import {
   readConfig,
   sharedSettings,
   topicsOf,
-} from '../../../../shared/config.ts';
-import { checkKafkaAccess } from '../../../../shared/kafka-access.ts';
-import { kafkaClient } from '../../../../shared/kafka-client.ts';
-import { kafkaConnectionOf } from '../../../../shared/kafka-connection.ts';
-import { createLogger } from '../../../../shared/logger.ts';
+} from '#shared/config.ts';
+import { checkKafkaAccess } from '#shared/kafka-access.ts';
+import { kafkaClient } from '#shared/kafka-client.ts';
+import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
+import { createLogger } from '#shared/logger.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
 
 const USAGE = 'npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Consumer } from 'kafkajs';
-import type { Logger } from '../../../../shared/logger.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { PartitionLag } from './metrics.ts';
 
 /** A scrape must not wait for the client's retries while the broker is away. */

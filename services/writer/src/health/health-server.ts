@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardConnections } from '../../../../shared/connection-guard.ts';
-import { errorBody, type ErrorBody } from '../../../../shared/contracts/errors.ts';
-import { nodeServerTimeouts, type HttpLimits } from '../../../../shared/http-limits.ts';
-import type { Logger } from '../../../../shared/logger.ts';
+import { guardConnections } from '#shared/connection-guard.ts';
+import { errorBody, type ErrorBody } from '#shared/contracts/errors.ts';
+import { nodeServerTimeouts, type HttpLimits } from '#shared/http-limits.ts';
+import type { Logger } from '#shared/logger.ts';
 import type { WriterMetrics } from './metrics.ts';
 
 /** What the probes and the scrape read of the writer. */

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LATENCY_BUCKETS, serviceRegistry, timed } from '../../../../shared/metrics.ts';
+import { LATENCY_BUCKETS, serviceRegistry, timed } from '#shared/metrics.ts';
 import type { PlantStore } from '../store/plant-store.ts';
 
 /** Committed-offset lag of one partition this writer owns. */

@@ -1,11 +1,6 @@
-import { errorBody } from '../../../../shared/contracts/errors.ts';
-import {
-  plantOf,
-  samePlant,
-  type NewPlant,
-  type Plant,
-} from '../../../../shared/contracts/plant.ts';
-import type { Reply } from '../../../../shared/contracts/reply.ts';
+import { errorBody } from '#shared/contracts/errors.ts';
+import { plantOf, samePlant, type NewPlant, type Plant } from '#shared/contracts/plant.ts';
+import type { Reply } from '#shared/contracts/reply.ts';
 import type { PlantKey, PlantStore } from './plant-store.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { plantOf, type Plant } from '../../../../shared/contracts/plant.ts';
+import { plantOf, type Plant } from '#shared/contracts/plant.ts';
 import type { PlantStore } from './plant-store.ts';
 
 export interface KnownPlantsOptions {

@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
-import type { NewPlant, Plant } from '../../../../shared/contracts/plant.ts';
-import { plantOf } from '../../../../shared/contracts/plant.ts';
+import type { NewPlant, Plant } from '#shared/contracts/plant.ts';
+import { plantOf } from '#shared/contracts/plant.ts';
 
 const DUPLICATE_KEY = 11000;
 /**

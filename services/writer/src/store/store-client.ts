@@ -4,9 +4,9 @@ import {
   MongoServerError,
   MongoServerSelectionError,
 } from 'mongodb';
-import { failOn } from '../../../../shared/config.ts';
-import { untrustedCertificate } from '../../../../shared/tls-errors.ts';
-import type { Logger } from '../../../../shared/logger.ts';
+import { failOn } from '#shared/config.ts';
+import { untrustedCertificate } from '#shared/tls-errors.ts';
+import type { Logger } from '#shared/logger.ts';
 import { failStalledWrites } from './stalled-writes.ts';
 
 /**

@@ -1,0 +1,67 @@
+/**
+ * The import structure's rules, checked by `npm run lint` (`depcruise`): no cycle anywhere, the
+ * product never reaches into the tooling, and bench and chaos share only what neither owns.
+ * docs/development.md shows how to draw the graph.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle, type-only imports included, means two modules are one concern or neither.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'product-not-tooling',
+      severity: 'error',
+      comment: 'The services and shared/ ship in the image; the tooling and the tests do not.',
+      from: { path: '^(services|shared)/' },
+      to: { path: '^(bench|chaos|deploy|test|tooling|scripts)/' },
+    },
+    {
+      name: 'shared-not-services',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'services-apart',
+      severity: 'error',
+      comment: 'The gateway and the writer meet only through shared/ (the contracts).',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'bench-not-chaos',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^chaos/' },
+    },
+    {
+      name: 'chaos-not-bench',
+      severity: 'error',
+      from: { path: '^chaos/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'tooling-not-test',
+      severity: 'error',
+      comment: 'The tests use the tooling, never the other way round.',
+      from: { path: '^(bench|chaos|deploy|tooling)/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(bench/nestjs|docs/examples|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mjs', '.js', '.json'],
+    },
+  },
+};
