@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { contentLengthOf, readBody } from '#gateway/body-reader.ts';
+import { contentLengthOf, readBody } from '#gateway/http/body-reader.ts';
 
 /** `length` bytes that differ from one position to the next, so a misplaced chunk shows. */
 const bytes = (length: number) => Buffer.from(Array.from({ length }, (_, index) => index % 251));

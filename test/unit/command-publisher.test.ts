@@ -2,7 +2,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Kafka, ProducerBatch } from 'kafkajs';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { commandPublisher } from '#gateway/command-publisher.ts';
+import { commandPublisher } from '#gateway/kafka/command-publisher.ts';
 
 /** A Kafka whose producer keeps what it was asked to send, each send held until settled. */
 function recordingKafka() {

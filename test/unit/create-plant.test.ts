@@ -1,8 +1,8 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import type { CommandPublisher, CreateCommand } from '#gateway/command-publisher.ts';
+import type { CommandPublisher, CreateCommand } from '#gateway/kafka/command-publisher.ts';
 import { createPlantOverKafka } from '#gateway/create-plant.ts';
-import { replyWaiter } from '#gateway/reply-waiter.ts';
+import { replyWaiter } from '#gateway/kafka/reply-waiter.ts';
 
 const REPLY_TIMEOUT_MS = 50;
 const plant = { id: 7n, name: 'Fern' };

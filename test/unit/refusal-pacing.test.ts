@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusalPacer } from '#gateway/refusal-pacing.ts';
+import { refusalPacer } from '#gateway/auth/refusal-pacing.ts';
 
 /** A pacer on a clock the test sets, and the delays of refusals at the given times. */
 function pacer(perSecond: number, delayMs = 1_000) {

@@ -2,8 +2,8 @@ import { Counter } from 'prom-client';
 import { EventEmitter } from 'node:events';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
-import { startReplyConsumer } from '#gateway/reply-consumer.ts';
-import { replyWaiter } from '#gateway/reply-waiter.ts';
+import { startReplyConsumer } from '#gateway/kafka/reply-consumer.ts';
+import { replyWaiter } from '#gateway/kafka/reply-waiter.ts';
 
 /** A kafkajs consumer whose group joins and batches the test makes happen. */
 function scriptedKafka() {

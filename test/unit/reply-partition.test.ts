@@ -1,6 +1,6 @@
 import { AssignerProtocol, type Cluster, type Logger } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { onePartitionAssigner, replyPartitionOf } from '#gateway/reply-partition.ts';
+import { onePartitionAssigner, replyPartitionOf } from '#gateway/kafka/reply-partition.ts';
 import { readReplyPartition, replyPartitionHeader } from '#shared/contracts/kafka.ts';
 
 describe('The reply partition a gateway reads', () => {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { staticTokenVerifier } from '#gateway/static-tokens.ts';
+import { staticTokenVerifier } from '#gateway/auth/static-tokens.ts';
 
 // The namespace of node:crypto cannot be spied on (ESM exports are not configurable): the
 // module is mocked with the real functions, timingSafeEqual wrapped to record its calls.

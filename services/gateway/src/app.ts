@@ -1,8 +1,8 @@
 import Fastify, { type FastifyPluginAsync, type FastifyPluginCallback } from 'fastify';
 import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from './config.ts';
-import type { RawAnswers } from './malformed-http.ts';
-import type { GatewayMetrics } from './metrics.ts';
+import type { RawAnswers } from './http/malformed-http.ts';
+import type { GatewayMetrics } from './observability/metrics.ts';
 import { authentication } from './plugins/authentication.ts';
 import { connections } from './plugins/connections.ts';
 import { errorAnswers } from './plugins/error-answers.ts';
@@ -15,7 +15,7 @@ import { tracing } from './plugins/tracing.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { plantRoutes } from './routes/plants.ts';
 import { probeRoutes } from './routes/probes.ts';
-import { serverOptions } from './server-options.ts';
+import { serverOptions } from './http/server-options.ts';
 
 /** What the app is given to run with, beside its settings. */
 export interface AppDependencies {

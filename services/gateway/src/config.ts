@@ -8,9 +8,9 @@ import { httpLimitSettings, type HttpLimits } from '#shared/http-limits.ts';
 import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
 import { shutdownSettings } from '#shared/shutdown.ts';
 import { startUpSettings } from '#shared/start-up.ts';
-import type { JwtOptions } from './jwt-tokens.ts';
-import type { RefusalPacing } from './refusal-pacing.ts';
-import type { ReplyPartitionChoice } from './reply-partition.ts';
+import type { JwtOptions } from './auth/jwt-tokens.ts';
+import type { RefusalPacing } from './auth/refusal-pacing.ts';
+import type { ReplyPartitionChoice } from './kafka/reply-partition.ts';
 
 /** Asymmetric only: an HMAC algorithm would let anyone holding the public key sign tokens. */
 const JWT_ALGORITHMS = [

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
 import type { NewPlant } from '#shared/contracts/plant.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
-import type { CommandPublisher } from './command-publisher.ts';
-import { TIMED_OUT, type ReplyWaiter } from './reply-waiter.ts';
+import type { CommandPublisher } from './kafka/command-publisher.ts';
+import { TIMED_OUT, type ReplyWaiter } from './kafka/reply-waiter.ts';
 
 /** The request's own logger, which carries its request id. */
 export interface RequestLog {

@@ -7,8 +7,8 @@ import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-u
 import { buildApp, type GatewayApp } from './app.ts';
 import { HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
 import type { CreatePlant } from './create-plant.ts';
-import { replyWaiter } from './reply-waiter.ts';
-import { gatewayMetrics } from './metrics.ts';
+import { replyWaiter } from './kafka/reply-waiter.ts';
+import { gatewayMetrics } from './observability/metrics.ts';
 import { createsWith, kafkaCreates } from './plugins/creates.ts';
 import { notReadyReason } from './routes/probes.ts';
 

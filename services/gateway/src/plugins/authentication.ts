@@ -2,12 +2,12 @@ import fastifyAuth from '@fastify/auth';
 import type { Socket } from 'node:net';
 import type { preHandlerHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../api-error.ts';
-import { bearerAuth } from '../bearer-auth.ts';
+import { ApiError } from '../http/api-error.ts';
+import { bearerAuth } from '../auth/bearer-auth.ts';
 import type { HttpSettings } from '../config.ts';
-import { jwtVerifier } from '../jwt-tokens.ts';
-import { refusalPacer } from '../refusal-pacing.ts';
-import { staticTokenVerifier } from '../static-tokens.ts';
+import { jwtVerifier } from '../auth/jwt-tokens.ts';
+import { refusalPacer } from '../auth/refusal-pacing.ts';
+import { staticTokenVerifier } from '../auth/static-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,12 +2,12 @@ import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kafka } from 'kafkajs';
 import type { Topics } from '#shared/contracts/kafka.ts';
-import { commandPublisher, type CommandPublisher } from '../command-publisher.ts';
+import { commandPublisher, type CommandPublisher } from '../kafka/command-publisher.ts';
 import type { GatewaySettings } from '../config.ts';
 import { createPlantOverKafka, type CreatePlant } from '../create-plant.ts';
-import { startReplyConsumer, type ReplyConsumer } from '../reply-consumer.ts';
-import { partitionCountOf, replyPartitionOf } from '../reply-partition.ts';
-import type { ReplyWaiter } from '../reply-waiter.ts';
+import { startReplyConsumer, type ReplyConsumer } from '../kafka/reply-consumer.ts';
+import { partitionCountOf, replyPartitionOf } from '../kafka/reply-partition.ts';
+import type { ReplyWaiter } from '../kafka/reply-waiter.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

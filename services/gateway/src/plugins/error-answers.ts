@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorBody } from '#shared/contracts/errors.ts';
-import { ApiError } from '../api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 
 const FASTIFY_ERRORS: Record<string, ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: new ApiError('bodyTooLarge', 'Body is larger than the limit'),

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { RawAnswers } from '../malformed-http.ts';
-import type { GatewayMetrics } from '../metrics.ts';
+import type { RawAnswers } from '../http/malformed-http.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
-import { ApiError } from '../api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { HttpSettings } from '../config.ts';
 
 declare module 'fastify' {

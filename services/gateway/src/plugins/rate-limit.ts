@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
-import { ApiError } from '../api-error.ts';
-import { bearerToken } from '../bearer-auth.ts';
+import { ApiError } from '../http/api-error.ts';
+import { bearerToken } from '../auth/bearer-auth.ts';
 
 /** Limits that routes set in their `config.rateLimit`, per bearer token, answered 429/4290. */
 export const rateLimit = fp(

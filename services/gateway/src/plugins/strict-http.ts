@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin';
-import { contentLengthOf, readBody } from '../body-reader.ts';
+import { contentLengthOf, readBody } from '../http/body-reader.ts';
 import {
   contentTypeProblem,
   refuseConnect,
   refuseExpectation,
   requireOneHost,
-} from '../malformed-http.ts';
+} from '../http/malformed-http.ts';
 
 /**
  * What Node and Fastify would let through or answer in their own shape: CONNECT, an Expect other

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { traceRequests } from '../request-tracing.ts';
+import { traceRequests } from '../observability/request-tracing.ts';
 
 /** A server span for every request but probes and scrapes (`request-tracing.ts`). */
 export const tracing = fp(

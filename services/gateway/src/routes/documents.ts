@@ -1,7 +1,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import { asyncApiJson } from '#shared/contracts/asyncapi/asyncapi.ts';
 import type { HttpSettings } from '../config.ts';
-import { openApiDocument } from '../openapi.ts';
+import { openApiDocument } from '../http/openapi.ts';
 
 /** The public documents: the HTTP contract, the Kafka contract, the metrics. */
 export const documentRoutes: FastifyPluginCallback<Pick<HttpSettings, 'topics'>> = (

@@ -1,6 +1,6 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 
 /**
  * Answers every method Node's parser accepts on `url`, but the `allowed` ones, with 405/4050 and

@@ -1,9 +1,9 @@
 import type { FastifyPluginCallback } from 'fastify';
 import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
-import { ApiError } from '../api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { HttpSettings } from '../config.ts';
 import type { CreateOutcome } from '../create-plant.ts';
-import { requestTraceContext } from '../request-tracing.ts';
+import { requestTraceContext } from '../observability/request-tracing.ts';
 import { refuseOtherMethods } from './other-methods.ts';
 
 const RETRY_SHORTLY = { headers: { 'retry-after': '1' } };

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from './api-error.ts';
-import { headerCount } from './malformed-http.ts';
+import { ApiError } from '../http/api-error.ts';
+import { headerCount } from '../http/malformed-http.ts';
 
 /** One way to accept a bearer token: static tokens or JWT. */
 export type TokenVerifier = (token: string) => Promise<boolean>;

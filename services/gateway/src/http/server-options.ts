@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { errorBody } from '#shared/contracts/errors.ts';
 import { nodeServerTimeouts } from '#shared/http-limits.ts';
 import type { Logger } from '#shared/logger.ts';
-import type { HttpSettings } from './config.ts';
+import type { HttpSettings } from '../config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
 /** The Fastify server: ids, limits and timeouts, and Node's own refusals in the Error shape. */

@@ -6,7 +6,7 @@ import { decodeReply } from '#shared/contracts/reply.ts';
 import { headerText, nextOffset } from '#shared/kafka-messages.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { onePartitionAssigner } from './reply-partition.ts';
-import { recordReplyArrival } from './request-tracing.ts';
+import { recordReplyArrival } from '../observability/request-tracing.ts';
 
 export interface ReplyConsumer {
   /**
