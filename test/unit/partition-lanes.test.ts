@@ -1,11 +1,8 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import {
-  partitionLanes,
-  type LaneWork,
-  type PartitionLanes,
-} from '#writer/consuming/partition-lanes.ts';
+import type { LaneWork } from '#writer/consuming/lane-state.ts';
+import { partitionLanes, type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
 
 /**
  * A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch; each

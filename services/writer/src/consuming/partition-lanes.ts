@@ -3,54 +3,19 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { nextOffset, partitionKey } from '#shared/kafka-messages.ts';
 import type { Logger } from '#shared/logger.ts';
 import { RETRY_MS } from '../answering/until-it-succeeds.ts';
-import { heapBytes, takeCommands, type QueuedBatch } from './lane-queue.ts';
-
-/**
- * What all lanes may hold queued before a partition that adds to it is paused until its lane
- * catches up, counted as the heap its commands take (lane-queue.ts).
- */
-const MAX_QUEUED_BYTES = 16 << 20;
-/**
- * How long a batch holds kafkajs's fetch loop at most, waiting to be answered. Under this, the
- * loop runs as kafkajs runs it (fetch, answer everything fetched, fetch again), which is what
- * batches commands best; past it, the batch goes on alone and the other partitions are fetched.
- */
-const MAX_FETCH_HOLD_MS = 25;
-/**
- * How long a lane that answered more than one command (it is under load) waits before it takes
- * more and lets kafkajs fetch again, so that the next batch carries more commands: fewer fetches,
- * inserts, sends and commits per command. A lone command (no load) never waits.
- */
-const BUSY_LINGER_MS = 2;
-/**
- * How long a lane's newest work may be answered alone before the lane takes the next commands
- * beside it. Quicker work (the store and Kafka answering in milliseconds) keeps the lane serial,
- * which batches best; slower work (a store 2 s away) would otherwise make every command wait for
- * the round trip before its own: with a duplicate's read behind its insert, over the 5 s a
- * gateway waits.
- */
-const OVERLAP_AFTER_MS = 100;
-/** The most works a lane answers at once. */
-const MAX_ANSWERING = 16;
-/**
- * The most works a lane holds, answering or answered and waiting for an earlier one to be, for
- * their commit: a slow work (a duplicate read back, a stalled connection) holds the lane only once
- * this many finished behind it.
- */
-const MAX_WORKS = 64;
-
-/** Commands of one partition a lane answers together, in order. */
-export interface LaneWork {
-  topic: string;
-  partition: number;
-  messages: KafkaMessage[];
-  /** The last command's batch: whether kafkajs runs, and the commit of the lot. */
-  payload: EachBatchPayload;
-  /** Aborted once the lanes stop: work that waits for the store or Kafka gives up. */
-  stopping: AbortSignal;
-  /** Aborted once the partition is given away, even if it comes back: do not commit the work. */
-  givenAway: AbortSignal;
-}
+import { earlierSharingKeys } from './key-order.ts';
+import { heapBytes, takeCommands } from './lane-queue.ts';
+import {
+  emptyQueue,
+  forgetWork,
+  giveAway,
+  newLane,
+  resume,
+  type Flight,
+  type Lane,
+  type LaneWork,
+} from './lane-state.ts';
+import { BUSY_LINGER_MS, MAX_FETCH_HOLD_MS, MAX_QUEUED_BYTES, startsIn } from './lane-tuning.ts';
 
 export interface LaneHandlers {
   /** Answers the work's commands; rejects when they were not all answered. */
@@ -73,56 +38,21 @@ export interface PartitionLanes {
   stop(): Promise<void>;
 }
 
-/** A work a lane took, until it and every work before it are answered. */
-interface Flight {
-  work: LaneWork;
-  startedAt: number;
-  state: 'answering' | 'answered' | 'failed';
-  /** Why it failed, once it did. */
-  error?: unknown;
-  /** Resolves true once answered, false once failed. */
-  settled: Promise<boolean>;
-  /** Its commands' keys, read once a later work starts beside it. */
-  keys?: Set<string>;
-}
-
-interface Lane {
-  topic: string;
-  partition: number;
-  queue: QueuedBatch[];
-  /** The works taken, in their order; the first is the oldest not handed to `answered` yet. */
-  flights: Flight[];
-  /** When the lane may take more after answering under load (BUSY_LINGER_MS). */
-  lingerUntil: number;
-  /** A start held back until the lane may take more. */
-  wake?: NodeJS.Timeout | undefined;
-  /** Aborted when the lane's queue is dropped, so that the outcome of the work in hand is ignored. */
-  dropped: AbortController;
-  /** Aborted when the partition is given away, so that work answered before is not committed. */
-  owned: AbortController;
-  /**
-   * The offset after the last batch queued; unknown once the queue was dropped, until a batch is
-   * queued again (a seek past a dropped queue would skip its commands).
-   */
-  next?: string | undefined;
-  /** Resumes the partition paused while the lanes held too much. */
-  resume?: (() => void) | undefined;
-}
-
 /**
  * Answers each partition's commands in order on a lane of its own. kafkajs fetches again only
  * once every batch of its last fetch returned, so one slow batch (a reply topic that is gone, a
  * duplicate the store re-inserts one by one) held every other partition. Here a batch is queued
  * on its lane and its offset resolved; it holds the fetch loop until it is answered, as before,
  * but MAX_FETCH_HOLD_MS at most, and the lane takes what queued once it may (lane-queue.ts).
- * Lanes pause partitions while they hold MAX_QUEUED_BYTES.
+ * Lanes pause partitions while they hold MAX_QUEUED_BYTES. The constants are lane-tuning.ts's.
  *
  * A lane answers one work at a time while work is quick; once its newest has taken
  * OVERLAP_AFTER_MS, it takes the next beside it (MAX_ANSWERING at most), and a work that shares a
- * key with one before it waits for that one. Works are handed to `answered` in order, so offsets
- * are committed only past commands answered. Work that fails stops the lane from taking more;
- * once its works in hand have settled, what is queued is dropped and the partition is sought back
- * to the first command of the first work that failed, so that nothing is committed past it.
+ * key with one before it waits for that one (key-order.ts). Works are handed to `answered` in
+ * order, so offsets are committed only past commands answered. Work that fails stops the lane
+ * from taking more; once its works in hand have settled, what is queued is dropped and the
+ * partition is sought back to the first command of the first work that failed, so that nothing
+ * is committed past it.
  */
 export function partitionLanes(
   consumer: Pick<Consumer, 'seek'>,
@@ -137,49 +67,28 @@ export function partitionLanes(
   let queuedBytes = 0;
   /** Every work not settled yet, those of lanes dropped since included: stop waits for them. */
   const unsettled = new Set<Promise<boolean>>();
+  const keyOf = (message: KafkaMessage) => handlers.keyOf(message);
 
   const laneOf = (topic: string, partition: number): Lane => {
     const key = partitionKey(topic, partition);
     let lane = lanes.get(key);
     if (lane === undefined) {
-      lane = {
-        topic,
-        partition,
-        queue: [],
-        flights: [],
-        lingerUntil: 0,
-        dropped: new AbortController(),
-        owned: new AbortController(),
-      };
+      lane = newLane(topic, partition);
       lanes.set(key, lane);
     }
     return lane;
   };
 
-  const resume = (lane: Lane) => {
-    lane.resume?.();
-    lane.resume = undefined;
-  };
   /** Empties the lane's queue and lets those waiting for what it held go on. */
   const release = (lane: Lane) => {
-    const queued = lane.queue;
-    lane.queue = [];
-    resume(lane);
-    for (const { bytes, done } of queued) {
+    for (const { bytes, done } of emptyQueue(lane)) {
       queuedBytes -= bytes;
       done();
     }
   };
   const drop = (lane: Lane) => {
-    lane.dropped.abort();
-    lane.dropped = new AbortController();
-    lane.flights = [];
-    lane.next = undefined;
+    forgetWork(lane);
     release(lane);
-  };
-  const giveAway = (lane: Lane) => {
-    lane.owned.abort();
-    lane.owned = new AbortController();
   };
 
   const seek = (lane: Lane, offset: string) => {
@@ -207,33 +116,6 @@ export function partitionLanes(
     );
     seek(lane, first);
     setTimeout(failed.work.payload.pause(), RETRY_MS);
-  };
-
-  const keysOf = (flight: Flight): Set<string> => {
-    flight.keys ??= new Set(
-      flight.work.messages.flatMap((message) => handlers.keyOf(message) ?? []),
-    );
-    return flight.keys;
-  };
-
-  /** The works in hand before `flight` that hold one of its keys: it waits for them. */
-  const earlierSharingKeys = (lane: Lane, flight: Flight): Flight[] => {
-    const earlier = lane.flights.filter((each) => each.state === 'answering' && each !== flight);
-    if (earlier.length === 0) return [];
-    const keys = keysOf(flight);
-    return earlier.filter((each) => [...keysOf(each)].some((key) => keys.has(key)));
-  };
-
-  /** How long the lane waits before it may take more: Infinity while it must not. */
-  const startsIn = (lane: Lane, now: number): number => {
-    const { flights } = lane;
-    if (flights.length >= MAX_WORKS || flights.some(({ state }) => state === 'failed'))
-      return Infinity;
-    const answering = flights.filter(({ state }) => state === 'answering');
-    if (answering.length >= MAX_ANSWERING) return Infinity;
-    const newest = answering.at(-1);
-    if (newest === undefined) return lane.lingerUntil - now;
-    return newest.startedAt + OVERLAP_AFTER_MS - now;
   };
 
   const pump = (lane: Lane) => {
@@ -274,7 +156,7 @@ export function partitionLanes(
       state: 'answering',
       settled: new Promise((resolve) => (settle = resolve)),
     };
-    const before = earlierSharingKeys(lane, flight);
+    const before = earlierSharingKeys(lane.flights, flight, keyOf);
     lane.flights.push(flight);
     unsettled.add(flight.settled);
     const dropped = lane.dropped.signal;
