@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile } from '#bench/load.ts';
+import { percentile } from '#tooling/statistics/percentile.ts';
 
 describe('bench percentile (nearest rank)', () => {
   const values = Array.from({ length: 100 }, (_, index) => index + 1 + 0.123);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '#bench/load.ts';
-import type { VariantResult } from '#bench/report.ts';
-import { figuresOf, median, summarize, targetsOf } from '#bench/summary.ts';
+import type { LoadResult } from '#bench/closed-loop/load.ts';
+import type { VariantResult } from '#bench/report/results.ts';
+import { figuresOf, summarize, targetsOf } from '#bench/report/summary.ts';
+import { median } from '#tooling/statistics/spread.ts';
 
 const load = (requestsPerSecond: number, p99: number, failed = 0): LoadResult => ({
   requestsPerSecond,
