@@ -46,6 +46,21 @@ export default {
       to: { path: '^bench/' },
     },
     {
+      name: 'tooling-not-bench-chaos',
+      severity: 'error',
+      comment:
+        "tooling/ is what bench and chaos share; only tooling/report.ts, which renders either one's record, imports them.",
+      from: { path: '^tooling/', pathNot: '^tooling/report[.]ts$' },
+      to: { path: '^(bench|chaos)/' },
+    },
+    {
+      name: 'tooling-not-services',
+      severity: 'error',
+      comment: 'What the tools share (flags, statistics, charts) knows nothing of the product.',
+      from: { path: '^tooling/' },
+      to: { path: '^services/' },
+    },
+    {
       name: 'tooling-not-test',
       severity: 'error',
       comment: 'The tests use the tooling, never the other way round.',

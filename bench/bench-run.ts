@@ -1,7 +1,7 @@
 import type { ProgressLine } from '#local/progress-line.ts';
 import type { LocalStack } from '#local/stack.ts';
-import type { Calibration } from './calibration.ts';
-import type { IdRanges } from './id-ranges.ts';
+import type { Calibration } from './probes/calibration.ts';
+import type { IdRanges } from './closed-loop/id-ranges.ts';
 import type { BenchOptions } from './options.ts';
 
 /** What every measurement of one `npm run bench` shares. */

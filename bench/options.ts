@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { brokerCount } from '#local/kafka.ts';
 import { LOG_LEVELS } from '#shared/config.ts';
+import { readFlags } from '#tooling/cli/command-line.ts';
 
 export const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -68,7 +68,7 @@ export const USAGE = `npm run bench -- [flags]
 
 /** `npm run bench` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
 export function benchOptions(args: string[]): BenchOptions | 'help' {
-  const { values } = parseArgs({
+  const flags = readFlags({
     args,
     options: {
       variants: { type: 'string', default: VARIANTS.join(',') },
@@ -90,10 +90,10 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
       'cpu-prof': { type: 'boolean', default: false },
       rates: { type: 'string' },
       capacity: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return 'help';
+  if (flags === 'help') return 'help';
+  const { values } = flags;
   const variants = values.variants.split(',').map((name) => name.trim());
   const unknown = variants.find((name) => !(VARIANTS as readonly string[]).includes(name));
   if (unknown !== undefined)

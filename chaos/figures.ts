@@ -1,4 +1,4 @@
-import { percentile } from '#bench/load.ts';
+import { percentile } from '#tooling/statistics/percentile.ts';
 import { isOutage } from './verdict.ts';
 import type { Answer } from './traffic.ts';
 

@@ -1,8 +1,7 @@
-import { escapeXml } from '#bench/html/chart-frame.ts';
-import type { RenderedReport } from '#bench/html/bench-html.ts';
-import { lineChart, type Mark, type Series } from '#bench/html/line-chart.ts';
-import { htmlPage, htmlTable, paragraph } from '#bench/html/page.ts';
-import { percentile } from '#bench/load.ts';
+import { escapeXml } from '#tooling/charts/chart-frame.ts';
+import { lineChart, type Mark, type Series } from '#tooling/charts/line-chart.ts';
+import { htmlPage, htmlTable, paragraph, type RenderedReport } from '#tooling/charts/page.ts';
+import { percentile } from '#tooling/statistics/percentile.ts';
 import { changeFigures, durationOf, slowAnswerMs, type Change } from './figures.ts';
 import type { Target } from './targets.ts';
 import type { Answer } from './traffic.ts';

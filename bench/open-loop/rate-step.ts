@@ -1,5 +1,5 @@
-import { percentile } from '../load.ts';
-import type { ProcessUsage } from '../process-stats.ts';
+import { percentile } from '#tooling/statistics/percentile.ts';
+import type { ProcessUsage } from '../probes/process-stats.ts';
 import type { Hit } from './vegeta.ts';
 
 /** One second of an open-loop step, by intended send time. */

@@ -8,8 +8,8 @@ import { finished } from 'node:stream/promises';
 import { provisionOnce } from '#local/provision-cache.ts';
 import { GO_PACKAGES_COMPILED, runLogged } from '#local/run-logged.ts';
 import { GO, requireTools, type Tool } from '#local/tools.ts';
-import { plantBody } from '../load.ts';
-import { reapedChildrenCpuSeconds } from '../process-stats.ts';
+import { plantBody } from '../closed-loop/load.ts';
+import { reapedChildrenCpuSeconds } from '../probes/process-stats.ts';
 
 const VEGETA_VERSION = 'v12.13.0';
 const VEGETA_CACHE_NAME = `vegeta-${VEGETA_VERSION}`;

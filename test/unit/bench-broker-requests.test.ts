@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestsPerThousand } from '#bench/broker-requests.ts';
+import { requestsPerThousand } from '#bench/probes/broker-requests.ts';
 
 describe('requestsPerThousand', () => {
   it('When the brokers handled requests during a run, then each kind is counted per 1,000 creates, most frequent first, and kinds that did not move are left out', () => {

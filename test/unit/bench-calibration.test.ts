@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { calibrate, calibrationLine } from '#bench/calibration.ts';
-import { toMarkdown, type Report } from '#bench/report.ts';
+import { calibrate, calibrationLine } from '#bench/probes/calibration.ts';
+import { toMarkdown } from '#bench/report/markdown/markdown.ts';
+import type { Report } from '#bench/report/results.ts';
 
 describe('The machine calibration at the top of every bench report', () => {
   it('When the machine is calibrated, then a bare HTTP server and a CPU-bound loop are measured, and the report opens with both', async () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadPlants, tickLine, type LoadTick } from '#bench/load.ts';
+import { loadPlants, tickLine, type LoadTick } from '#bench/closed-loop/load.ts';
 
 /** An HTTP server answering POST /plants with 200, or 400 for every id `refused` picks. */
 async function plantServer(refused: (id: bigint) => boolean = () => false) {

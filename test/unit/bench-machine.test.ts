@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleMachine } from '#bench/process-stats.ts';
+import { sampleMachine } from '#bench/probes/process-stats.ts';
 
 describe('sampleMachine', () => {
   it('When this process spins for a while, then its CPU shows as load-generator time and the machine as busy', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchedBetween, replyFetchesIn } from '#bench/reply-fetches.ts';
+import { fetchedBetween, replyFetchesIn } from '#bench/probes/reply-fetches.ts';
 
 describe('The bench’s reading of a gateway’s reply fetches', () => {
   it('When the counters carry the service label, then their values are read, and two readings give what was fetched between them', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '#bench/load.ts';
-import { toMarkdown, type Report, type VariantResult } from '#bench/report.ts';
+import type { LoadResult } from '#bench/closed-loop/load.ts';
+import { toMarkdown } from '#bench/report/markdown/markdown.ts';
+import type { Report, VariantResult } from '#bench/report/results.ts';
 
 const load = (requestsPerSecond: number, p50: number, p99: number): LoadResult => ({
   requestsPerSecond,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadResult } from '#bench/load.ts';
-import type { VariantResult } from '#bench/report.ts';
-import { figuresOf, median, summarize, targetsOf } from '#bench/summary.ts';
+import type { LoadResult } from '#bench/closed-loop/load.ts';
+import type { VariantResult } from '#bench/report/results.ts';
+import { figuresOf, summarize, targetsOf } from '#bench/report/summary.ts';
 
 const load = (requestsPerSecond: number, p99: number, failed = 0): LoadResult => ({
   requestsPerSecond,
@@ -30,13 +30,6 @@ const run = (
   })),
   soak: null,
   retries: null,
-});
-
-describe('median', () => {
-  it('When the count is odd, then it is the middle value; when even, the mean of the middle two', () => {
-    expect(median([5, 1, 3])).toBe(3);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-  });
 });
 
 describe('figuresOf', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { warmedUp } from '#bench/warm-up.ts';
+import { warmedUp } from '#bench/closed-loop/warm-up.ts';
 
 const step = (cpuUsPerCreate: number, p99Ms: number) => ({ cpuUsPerCreate, p99Ms });
 

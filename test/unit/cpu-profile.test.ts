@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { areaOf, summarizeProfile } from '#bench/cpu-profile.ts';
+import { areaOf, summarizeProfile } from '#bench/probes/cpu-profile.ts';
 
 const node = (id: number, functionName: string, url: string, hitCount: number) => ({
   id,

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchHtml } from '#bench/html/bench-html.ts';
+import { benchHtml } from '#bench/report/bench-html.ts';
 import { projectRoot } from '#local/paths.ts';
-import { createsAnswered, DISTRIBUTION } from '#bench/load.ts';
-import type { Report } from '#bench/report.ts';
+import { createsAnswered, DISTRIBUTION } from '#bench/closed-loop/load.ts';
+import type { Report } from '#bench/report/results.ts';
 import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
 import { openPage, startBrowser, type OpenedPage } from '../support/headless-browser.ts';
 
@@ -246,7 +246,7 @@ describe('npm run report', () => {
 
     const result = spawnSync(
       process.execPath,
-      [join(projectRoot, 'bench', 'html', 'render.ts'), json, '--image', image],
+      [join(projectRoot, 'tooling', 'report.ts'), json, '--image', image],
       { encoding: 'utf8' },
     );
 
@@ -260,7 +260,7 @@ describe('npm run report', () => {
     );
     const chaos = spawnSync(
       process.execPath,
-      [join(projectRoot, 'bench', 'html', 'render.ts'), join(chaosDir, 'run.json')],
+      [join(projectRoot, 'tooling', 'report.ts'), join(chaosDir, 'run.json')],
       { encoding: 'utf8' },
     );
     expect(chaos.status).toBe(0);

@@ -1,7 +1,7 @@
-import type { BenchRun } from './bench-run.ts';
+import type { BenchRun } from '../bench-run.ts';
 import { measure, RETRY_CONNECTIONS } from './measure.ts';
-import { documentsStored, preloadPlants } from './preload.ts';
-import type { VariantResult } from './report.ts';
+import { documentsStored, preloadPlants } from '../variants/preload.ts';
+import type { VariantResult } from '../report/results.ts';
 
 /**
  * --preload: e2e again beside clients retrying stored plants, first the run's own plants on the

@@ -1,18 +1,14 @@
-import { calibrationLine } from '../calibration.ts';
-import { createsAnswered, DISTRIBUTION } from '../load.ts';
-import { runLabel, toMarkdown, type Report, type VariantResult } from '../report.ts';
-import { spreadOf, summarize } from '../summary.ts';
-import { capacitiesByVariant } from '../open-loop/report-lines.ts';
-import { rangeBars, stackedBars } from './bar-chart.ts';
-import { escapeXml, PALETTE } from './chart-frame.ts';
-import { lineChart, type Mark, type Series } from './line-chart.ts';
-import { htmlPage, paragraph } from './page.ts';
-
-export interface RenderedReport {
-  html: string;
-  /** The chart that tells most, as its own figure: latency against offered rate, or throughput. */
-  mainChart: string;
-}
+import { rangeBars, stackedBars } from '#tooling/charts/bar-chart.ts';
+import { escapeXml, PALETTE } from '#tooling/charts/chart-frame.ts';
+import { lineChart, type Mark, type Series } from '#tooling/charts/line-chart.ts';
+import { htmlPage, paragraph, type RenderedReport } from '#tooling/charts/page.ts';
+import { spreadOf } from '#tooling/statistics/spread.ts';
+import { createsAnswered, DISTRIBUTION } from '../closed-loop/load.ts';
+import { calibrationLine } from '../probes/calibration.ts';
+import { toMarkdown } from './markdown/markdown.ts';
+import { capacitiesByVariant } from './markdown/open-loop-section.ts';
+import { runLabel, type Report, type VariantResult } from './results.ts';
+import { summarize } from './summary.ts';
 
 /** A bench report as one page of charts, with the Markdown report below them. */
 export function benchHtml(report: Report): RenderedReport {

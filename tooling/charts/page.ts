@@ -1,5 +1,12 @@
 import { escapeXml } from './chart-frame.ts';
 
+/** A report rendered as one page, with its main chart kept apart. */
+export interface RenderedReport {
+  html: string;
+  /** The chart that tells most, as its own figure: latency against offered rate, or throughput. */
+  mainChart: string;
+}
+
 /**
  * One self-contained HTML page: inline style, SVG charts, no script and nothing fetched, so it
  * opens the same from a CI artefact, a mail or a laptop without a network.

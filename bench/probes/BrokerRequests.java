@@ -1,4 +1,4 @@
-// `java bench/BrokerRequests.java <pid>...`: how many requests of each kind the Kafka brokers
+// `java bench/probes/BrokerRequests.java <pid>...`: how many requests of each kind the Kafka brokers
 // running as these processes have handled, as one JSON object ({"Produce": 1234, ...}), read
 // from their JMX metrics over the JDK's attach API (no JMX port needed).
 import com.sun.tools.attach.VirtualMachine;

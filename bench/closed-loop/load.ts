@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { elapsed, runningP99 } from '#local/progress-line.ts';
+import { percentile } from '#tooling/statistics/percentile.ts';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -241,10 +242,4 @@ function runAutocannon(
       counter.error();
     });
   });
-}
-
-/** Nearest-rank percentile of ascending values, rounded to 0.01. */
-export function percentile(sorted: readonly number[], p: number): number {
-  const value = sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-  return Math.round(value * 100) / 100;
 }

@@ -1,6 +1,6 @@
-import type { VariantResult } from '../report.ts';
-import { spreadOf } from '../summary.ts';
-import { errorKindsText, heldTarget, type RateStep } from './rate-step.ts';
+import type { VariantResult } from '../results.ts';
+import { spreadOf } from '#tooling/statistics/spread.ts';
+import { errorKindsText, heldTarget, type RateStep } from '../../open-loop/rate-step.ts';
 
 /** The project's goal for e2e's capacity against a direct write's. */
 const CAPACITY_RATIO_GOAL = 2.5;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadPlants } from './load.ts';
+import { loadPlants } from '../closed-loop/load.ts';
 
 /** How fast the machine was when a report was measured: two reports compare only through it. */
 export interface Calibration {

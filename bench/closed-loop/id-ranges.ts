@@ -1,4 +1,4 @@
-import type { Variant } from './options.ts';
+import type { Variant } from '../options.ts';
 
 /** Each variant's ids, 2^40 apart; range 4 holds the plants of --preload. */
 const VARIANT_RANGE: Record<Variant, bigint> = {

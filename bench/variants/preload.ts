@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { plantBody } from './load.ts';
+import { plantBody } from '../closed-loop/load.ts';
 
 const BATCH = 10_000;
 

@@ -16,7 +16,7 @@ export async function brokerRequests(
   try {
     const { stdout } = await promisify(execFile)(
       'java',
-      [join(projectRoot, 'bench', 'BrokerRequests.java'), ...pids.map(String)],
+      [join(projectRoot, 'bench', 'probes', 'BrokerRequests.java'), ...pids.map(String)],
       { timeout: 30_000 },
     );
     const counts = JSON.parse(stdout) as Record<string, number>;

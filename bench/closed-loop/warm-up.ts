@@ -6,7 +6,7 @@ import {
   type LoadOptions,
   type LoadSecond,
 } from './load.ts';
-import { sampleProcesses, type SampledProcess } from './process-stats.ts';
+import { sampleProcesses, type SampledProcess } from '../probes/process-stats.ts';
 
 /** One step of a warm-up: what a create cost and how long the slowest took. */
 export interface WarmUpStep {

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
-import type { BenchRun } from './bench-run.ts';
-import { brokerRequests, requestsPerThousand } from './broker-requests.ts';
-import { profilesIn } from './cpu-profile.ts';
+import type { BenchRun } from '../bench-run.ts';
+import { brokerRequests, requestsPerThousand } from '../probes/broker-requests.ts';
+import { profilesIn } from '../probes/cpu-profile.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
-import { measureOpenLoop } from './open-loop/measure-open-loop.ts';
+import { measureOpenLoop } from '../open-loop/measure-open-loop.ts';
 import { createsAnswered, loadPlants, tickLine, type LoadResult } from './load.ts';
-import type { Variant } from './options.ts';
-import { sampleMachine, sampleProcesses } from './process-stats.ts';
-import { fetchedBetween, replyFetchesOf } from './reply-fetches.ts';
-import type { VariantResult } from './report.ts';
+import type { Variant } from '../options.ts';
+import { sampleMachine, sampleProcesses } from '../probes/process-stats.ts';
+import { fetchedBetween, replyFetchesOf } from '../probes/reply-fetches.ts';
+import type { VariantResult } from '../report/results.ts';
 import { soakAt80Percent } from './soak.ts';
-import { startVariant, type StartedVariant } from './variants.ts';
+import { startVariant, type StartedVariant } from '../variants/variants.ts';
 import { warmUp } from './warm-up.ts';
 
 /** Clients retrying stored plants beside the measured load. */

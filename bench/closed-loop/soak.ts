@@ -1,8 +1,8 @@
 import type { ServerProcess } from '#local/server-process.ts';
-import type { BenchRun } from './bench-run.ts';
+import type { BenchRun } from '../bench-run.ts';
 import { loadPlants, tickLine, type LoadResult } from './load.ts';
-import { rssKiB, toMiB } from './process-stats.ts';
-import type { SoakResult } from './report.ts';
+import { rssKiB, toMiB } from '../probes/process-stats.ts';
+import type { SoakResult } from '../report/results.ts';
 
 /** The e2e services under 80 % of their measured peak for --soak seconds: does their RSS grow? */
 export async function soakAt80Percent(

@@ -1,4 +1,4 @@
-import type { VariantResult } from './report.ts';
+import type { VariantResult } from './results.ts';
 
 const WIDTH = 640;
 const ROW = 28;

@@ -2,11 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '#local/paths.ts';
-import type { BenchRun } from './bench-run.ts';
+import type { BenchRun } from '../bench-run.ts';
 import { toSvg } from './chart.ts';
-import { benchHtml } from './html/bench-html.ts';
-import { documentsStored } from './preload.ts';
-import { runLabel, toMarkdown, type VariantResult } from './report.ts';
+import { benchHtml } from './bench-html.ts';
+import { documentsStored } from '../variants/preload.ts';
+import { toMarkdown } from './markdown/markdown.ts';
+import { runLabel, type VariantResult } from './results.ts';
 
 /** Writes bench/results/<startedAt>.{json,md,svg,html} and prints the Markdown. */
 export async function writeResults(run: BenchRun, results: VariantResult[]): Promise<void> {

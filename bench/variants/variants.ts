@@ -5,9 +5,9 @@ import { serviceConnections } from '#local/secure-stack.ts';
 import type { ServerProcess } from '#local/server-process.ts';
 import { startServices } from '#local/services.ts';
 import { waitUntilReady } from '#local/wait-until-ready.ts';
-import type { BenchRun } from './bench-run.ts';
+import type { BenchRun } from '../bench-run.ts';
 import { prepareNestjs, startNestjs, type NestjsOptions } from './nestjs-variant.ts';
-import type { Variant } from './options.ts';
+import type { Variant } from '../options.ts';
 
 export interface StartedVariant {
   services: ServerProcess[];
@@ -50,7 +50,7 @@ export async function startVariant(
   const url = `http://127.0.0.1:${String(port)}`;
   const server = startNodeService({
     name: variant,
-    script: 'bench/servers/baseline.ts',
+    script: 'bench/variants/baseline.ts',
     args: [variant],
     env: { ...env, PORT: String(port) },
     logDir,

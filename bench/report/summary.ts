@@ -1,5 +1,6 @@
-import { createsAnswered } from './load.ts';
-import type { VariantResult } from './report.ts';
+import { spreadOf, type Spread } from '#tooling/statistics/spread.ts';
+import { createsAnswered } from '../closed-loop/load.ts';
+import type { VariantResult } from './results.ts';
 
 /** The figures of one measurement that `--repeat` spreads and the targets judge. */
 export interface Figures {
@@ -9,12 +10,6 @@ export interface Figures {
   sequentialMedian: number | null;
   /** CPU of every process the variant uses (services, broker, store), per 2xx answer. */
   cpuMicrosPerCreate: number | null;
-}
-
-export interface Spread {
-  min: number;
-  median: number;
-  max: number;
 }
 
 export interface VariantSummary {
@@ -38,18 +33,6 @@ export function figuresOf({ load, sequential, usage }: VariantResult): Figures {
     cpuMicrosPerCreate:
       usage.length === 0 || answered <= 0 ? null : Math.round((cpuSeconds * 1e6) / answered),
   };
-}
-
-/** The median of an odd count is its middle value; of an even count, the mean of the middle two. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? Number.NaN;
-  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
-export function spreadOf(values: readonly number[]): Spread {
-  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
 }
 
 function optionalSpread(values: readonly (number | null)[]): Spread | null {
