@@ -19,7 +19,7 @@ export const VISIBLE_SCENARIOS = [
   'writer-kill',
   'gateways',
 ] as const;
-/** Faults a process cannot see from inside (docs/operations.md, "Gray faults"). */
+/** Faults a process cannot see from inside (docs/failure-modes.md, "Gray faults"). */
 export const GRAY_SCENARIOS = [
   'store-cut-one',
   'store-down-all',
@@ -43,7 +43,7 @@ export interface Target {
   measured: string;
 }
 
-/** What a scenario promises its clients (docs/operations.md, "The chaos run"). */
+/** What a scenario promises its clients (docs/how-to/run-chaos.md). */
 export interface TargetInput {
   scenario: Scenario;
   load: readonly Answer[];

@@ -25,18 +25,10 @@ interface RuleTests {
 const readYaml = async <T>(file: string): Promise<T> =>
   parse(await readFile(join(projectRoot, file), 'utf8')) as T;
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchorOf = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-
 const groups = (await readYaml<{ groups: RuleGroup[] }>(RULES)).groups;
-const alerts = groups.flatMap(({ rules }) =>
-  rules.filter((rule): rule is AlertRule => 'alert' in rule),
-);
+const alertsOf = (ruleGroups: RuleGroup[]) =>
+  ruleGroups.flatMap(({ rules }) => rules.filter((rule): rule is AlertRule => 'alert' in rule));
+const alerts = alertsOf(groups);
 const ruleTests = await readYaml<RuleTests>(RULE_TESTS);
 
 describe('The alerting and recording rules (promtool)', () => {
@@ -140,19 +132,22 @@ describe('The alerting and recording rules (promtool)', () => {
     },
   );
 
-  it('When an alert names its runbook, then docs/operations.md has that section', async () => {
-    const operations = await readFile(join(projectRoot, 'docs', 'operations.md'), 'utf8');
-    const anchors = new Set(
-      [...operations.matchAll(/^#{2,4} (.+)$/gm)].map(([, heading = '']) => anchorOf(heading)),
-    );
+  it.for([RULES, OPERATOR_RULES])(
+    'When an alert of %s names its runbook, then that page is under docs/runbooks/ and its first heading names the alert',
+    async (file) => {
+      const fileGroups =
+        file === RULES ? groups : (await readYaml<PrometheusRule>(file)).spec.groups;
 
-    for (const { alert, annotations } of alerts) {
-      const [file, anchor = ''] = (annotations.runbook_url ?? '').split('#');
-      expect(file, alert).toBe('docs/operations.md');
-      expect(anchors.has(anchor), `${alert}: #${anchor}`).toBe(true);
-      expect(anchor, alert).toContain(alert.toLowerCase());
-    }
-  });
+      for (const { alert, annotations } of alertsOf(fileGroups)) {
+        const url = annotations.runbook_url ?? '';
+        expect(url, alert).toMatch(/^docs\/runbooks\/[a-z]+\.md$/);
+        const page = await readFile(join(projectRoot, url), 'utf8').catch(() => undefined);
+        expect(page, `${alert}: ${url}`).toBeDefined();
+        const [, heading = ''] = /^#{1,6} (.+)$/m.exec(page ?? '') ?? [];
+        expect(heading.match(/PlantStore\w+/g) ?? [], `${alert}: ${url}`).toContain(alert);
+      }
+    },
+  );
 
   it('When the PrometheusRule of deploy/k8s is read, then it carries the same groups as the rules file', async () => {
     const resource = await readYaml<PrometheusRule>(OPERATOR_RULES);
