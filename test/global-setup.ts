@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { selectServers, type TestServers } from './support/select-servers.ts';
+import { selectServers } from './support/select-servers.ts';
+import type { TestServers } from './support/test-servers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,4 +1,4 @@
-import type { TestServers } from './select-servers.ts';
+import type { TestServers } from './test-servers.ts';
 
 const RUNTIME_TIMEOUT_MS = 3_000;
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.9.0';

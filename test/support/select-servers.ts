@@ -3,15 +3,7 @@ import { join } from 'node:path';
 import { stateRoot } from '#local/paths.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { containerRuntimeAnswers, startContainers } from './containers.ts';
-
-export interface TestServers {
-  readonly kafkaBrokers: string;
-  readonly mongoUri: string;
-  /** Where they came from, for the run's first line and for failure messages. */
-  readonly source: string;
-  readonly logDir: string | null;
-  stop(): Promise<void>;
-}
+import type { TestServers } from './test-servers.ts';
 
 export interface ServerSources {
   containerRuntimeAnswers(): Promise<boolean>;
