@@ -1,7 +1,7 @@
 /**
  * The import structure's rules, checked by `npm run lint` (`depcruise`): no cycle anywhere, the
  * product never reaches into the tooling, and bench and chaos share only what neither owns.
- * docs/development.md shows how to draw the graph.
+ * docs/how-to/develop.md shows how to draw the graph.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 export default {

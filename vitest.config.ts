@@ -5,7 +5,7 @@ import { SlowestTestsReporter } from './test/support/slowest-tests-reporter.ts';
 export default defineConfig({
   test: {
     // Limits on hangs, not measures: a test takes at most a quarter of its timeout, which the
-    // slowest-tests report after each run checks (docs/development.md).
+    // slowest-tests report after each run checks (docs/how-to/develop.md).
     testTimeout: 60_000,
     hookTimeout: 180_000,
     // expect.poll waits on a condition; its default limit of 1 s is one a busy machine outlasts.

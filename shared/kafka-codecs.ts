@@ -64,7 +64,7 @@ const zstd: Codec = {
 
 /**
  * kafkajs ships gzip only, and a fetch that meets any other codec fails and crash-loops the
- * consumer (docs/decisions.md, "Every codec a producer may use is read"). Registered once, for
+ * consumer (docs/decisions/0015-compression.md). Registered once, for
  * every kafkajs client in the process.
  */
 export function registerKafkaCodecs(): void {

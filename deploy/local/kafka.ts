@@ -59,7 +59,7 @@ export interface KafkaNodePorts {
 /**
  * A listener that the node binds on `port` and advertises as `advertisedPort`, a proxy's
  * forwarding to `port`: a client that bootstraps through the proxy is told the proxy's address
- * for every node, so all its requests take the proxy, not only the first (docs/decisions.md,
+ * for every node, so all its requests take the proxy, not only the first (docs/decisions/0049-gray-fault-tooling.md,
  * "Gray faults").
  */
 export interface KafkaLinkListener {
@@ -326,7 +326,7 @@ async function writeConfig(
     'group.initial.rebalance.delay.ms': '0',
     // Stock brokers refuse sessions under 6 s; chaos runs writers with 2 s (KAFKA_SESSION_TIMEOUT_MS).
     'group.min.session.timeout.ms': '1000',
-    // The 4.x default of 5 ms tripled request-reply latency (docs/decisions.md, "Local brokers
+    // The 4.x default of 5 ms tripled request-reply latency (docs/decisions/0039-local-kafka-settings.md, "Local brokers
     // write group state at once").
     'group.coordinator.append.linger.ms': '0',
     ...options.overrides,

@@ -10,7 +10,7 @@ export const WRITER_MAIN = 'services/writer/src/main.ts';
  * V8 sizes its heap from the machine's memory: under steady load it grew the young generation to
  * 2 × 64 MiB and let the old one reach ~120 MiB before its first full collection, a one-time
  * RSS step of 20–40 % a minute into a soak. These caps keep the RSS flat at no measured cost in
- * throughput (docs/performance.md). `npm run start:gateway|start:writer` read the same file, and
+ * throughput (docs/decisions/0036-v8-heap-caps.md). `npm run start:gateway|start:writer` read the same file, and
  * a test holds the Dockerfile's NODE_OPTIONS to it.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = nodeOptions.services;

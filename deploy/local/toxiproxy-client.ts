@@ -1,6 +1,6 @@
 /**
  * A typed client of toxiproxy's HTTP API (v2): proxies, and the toxics that make their links slow,
- * silent or half-cut. docs/decisions.md, "Gray faults", says why it is not an npm package.
+ * silent or half-cut. docs/decisions/0049-gray-fault-tooling.md says why it is not an npm package.
  */
 
 /** Each toxic type with its attributes (times in ms); the API checks nothing beyond the JSON. */

@@ -8,9 +8,9 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 /**
  * Every `error` value the service answers with, its HTTP status and when it is answered
- * (docs/decisions.md, "Every refusal is the seed's `Error`, with a code from one closed list").
- * Described here once: the OpenAPI document and the README's table are read from it
- * (test/unit/error-codes.test.ts holds the README to it).
+ * (docs/decisions/0001-error-shape-and-codes.md).
+ * Described here once: the OpenAPI document and docs/reference/error-codes.md are read from it
+ * (test/unit/error-codes.test.ts holds that table to it).
  */
 export const ERRORS = {
   invalidPlant: {

@@ -5,7 +5,7 @@ import { uniqueName } from './kafka.ts';
 // What a producer we did not write may send on the command topic, as far as Kafka lets it
 // through. test/writer/hostile-producer.test.ts produces every case to a real writer;
 // test/unit/answer-plan.test.ts runs the cases the writer decides through its reply plan.
-// docs/kafka-clients.md lists the outcomes.
+// docs/reference/kafka-contract.md lists the outcomes.
 
 const PARTITION = 0;
 

@@ -42,7 +42,7 @@ export function slowestTestsReport(tests: readonly TimedTest[], count = LISTED):
     ),
     over === 0
       ? 'Every test took at most a quarter of its timeout.'
-      : `${String(over)} test(s) over a quarter of the timeout: a machine a few times slower fails them; batch or split their work (docs/development.md).`,
+      : `${String(over)} test(s) over a quarter of the timeout: a machine a few times slower fails them; batch or split their work (docs/how-to/develop.md).`,
   ];
 }
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#local/paths.ts';
 import { ERRORS } from '#shared/contracts/errors.ts';
 
-/** The rows of the README's table of `error` values: error, HTTP status, when. */
-function readmeRows(): string[][] {
-  return readFileSync(join(projectRoot, 'README.md'), 'utf8')
+/** The rows of the reference's table of `error` values over HTTP: error, HTTP status, when. */
+function referenceRows(): string[][] {
+  return readFileSync(join(projectRoot, 'docs', 'reference', 'error-codes.md'), 'utf8')
     .split('\n')
     .filter((line) => /^\| \d{4} /.test(line))
     .map((line) =>
@@ -18,13 +18,13 @@ function readmeRows(): string[][] {
 }
 
 describe('The error codes, described once in shared/contracts/errors.ts', () => {
-  it('When the README lists the error values, then its table is ERRORS: every code, its status and when it is answered, in order', () => {
+  it('When docs/reference/error-codes.md lists the error values over HTTP, then its table is ERRORS: every code, its status and when it is answered, in order', () => {
     const described = Object.values(ERRORS).map(({ error, status, when }) => [
       String(error),
       String(status),
       when,
     ]);
 
-    expect(readmeRows()).toEqual(described);
+    expect(referenceRows()).toEqual(described);
   });
 });

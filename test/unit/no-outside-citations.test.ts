@@ -6,7 +6,7 @@ import { projectFiles } from '../support/project-files.ts';
 
 /**
  * Notes that were never part of the repository: whoever clones it cannot follow a reference to
- * them, so the reasons they held belong in docs/decisions.md or beside the code.
+ * them, so the reasons they held belong in docs/decisions/ or beside the code.
  */
 const OUTSIDE_DOCUMENTS = [/\b(?:DESIGN|STYLE)\.md\b/i, /\bDESIGN\s*§/, /\/work\/shared\b/];
 

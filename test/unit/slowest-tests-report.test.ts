@@ -43,7 +43,7 @@ describe('The slowest-tests report of `npm test`', () => {
       '! 61.0 s / 60.0 s  [deploy] test/deploy/alerting-rules.test.ts > rules > When mutated',
       '  15.0 s / 60.0 s  [unit] test/unit/config.test.ts > config > When read',
       '   0.8 s /  5.0 s  [unit] test/unit/codecs.test.ts > codecs > When packed',
-      '1 test(s) over a quarter of the timeout: a machine a few times slower fails them; batch or split their work (docs/development.md).',
+      '1 test(s) over a quarter of the timeout: a machine a few times slower fails them; batch or split their work (docs/how-to/develop.md).',
     ]);
   });
 

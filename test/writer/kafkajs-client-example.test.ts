@@ -8,7 +8,7 @@ import { startTestWriter, type WriterHarness } from '../support/writer.ts';
 const run = promisify(execFile);
 const EXAMPLE = 'docs/examples/kafkajs/create-plant.ts';
 
-describe('The kafkajs client example (docs/kafka-clients.md)', () => {
+describe('The kafkajs client example (docs/how-to/call-over-kafka.md)', () => {
   it('When it creates a plant with an id beyond 2^53, then the writer answers 200 and stores every digit; the same command again answers 200 and another name 4009', async () => {
     const writer = await startTestWriter();
     const client = await connectPlantStoreClient({

@@ -1,4 +1,4 @@
-// Calls the plant store's writer over Kafka with nothing but kafkajs (docs/kafka-clients.md).
+// Calls the plant store's writer over Kafka with nothing but kafkajs (docs/how-to/call-over-kafka.md).
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Consumer, type Kafka } from 'kafkajs';
 

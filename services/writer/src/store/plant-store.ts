@@ -62,7 +62,7 @@ export function plantStore(db: Db): PlantStore {
     // answers it, but only for ids within ±2^53: beyond, it asks PostgreSQL for every plant
     // beyond and compares them itself (42 ms per read at 17,000 such plants, growing with the
     // store). The name, pushed down exactly and indexed too, narrows that to the plants of that
-    // name. MongoDB answers from its `_id` index either way (docs/decisions.md, "Duplicates are
+    // name. MongoDB answers from its `_id` index either way (docs/decisions/0029-duplicates-read-by-index.md, "Duplicates are
     // read by `_id` equality, one find per id, and the local store indexes them").
     async findByIdAndName(keys) {
       const found = await Promise.all(

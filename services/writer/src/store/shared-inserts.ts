@@ -7,7 +7,7 @@ import type { PlantStore } from './plant-store.ts';
  * batches of one fetch are gathered into one insert, and their replies into one send, so a
  * duplicate on one partition delays the fresh creates the same fetch brought for the others,
  * by one chunk's re-insert; under load that gathering took the broker from 161 to 90 produce
- * requests per 1,000 creates (docs/performance.md).
+ * requests per 1,000 creates (docs/history/2026-11-25-gathering.md).
  */
 const INSERTS_AT_ONCE = 2;
 /**
