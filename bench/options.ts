@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { brokerCount } from '#local/kafka.ts';
+import { brokerCount } from '#local/kafka/broker-count.ts';
 import { LOG_LEVELS } from '#shared/config.ts';
 
 export const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
