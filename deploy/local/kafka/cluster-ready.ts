@@ -5,7 +5,7 @@ import type { KafkaConnection } from '#shared/kafka-connection.ts';
  * Resolves once the cluster has a controller, `nodes` registered brokers and a loaded group
  * coordinator; otherwise the error says which is missing.
  */
-export async function describeCluster(connection: KafkaConnection, nodes: number): Promise<void> {
+export async function clusterIsReady(connection: KafkaConnection, nodes: number): Promise<void> {
   const admin = new Kafka({
     clientId: 'plant-store-readiness',
     ...connection,

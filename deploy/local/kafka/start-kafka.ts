@@ -10,7 +10,7 @@ import {
   type ClusterNode,
   type KafkaOptions,
 } from './cluster-layout.ts';
-import { describeCluster } from './cluster-ready.ts';
+import { clusterIsReady } from './cluster-ready.ts';
 import { KAFKA_VERSION } from './jars.ts';
 import { ADMIN, scramConnection } from './security.ts';
 import { clusterId, formatOnce, securityMode } from './storage-format.ts';
@@ -60,7 +60,7 @@ export async function startKafka(options: KafkaOptions): Promise<KafkaServer> {
       logFile: node.logFile,
     });
     nodes.set(node.id, server);
-    return waitUntilReady(server, () => describeCluster(admin, cluster.length), READY_TIMEOUT_MS);
+    return waitUntilReady(server, () => clusterIsReady(admin, cluster.length), READY_TIMEOUT_MS);
   };
   const stop = async () => {
     await Promise.all([...nodes.values()].map((server) => server.stop()));
