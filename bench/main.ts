@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { cacheRoot, stateRoot } from '#local/paths.ts';
-import { progressLine } from '#local/progress-line.ts';
+import { cacheRoot, stateRoot } from '#local/provision/paths.ts';
+import { progressLine } from '#local/process/progress-line.ts';
 import { startLocalStack } from '#local/stack.ts';
-import { stopOnSignal } from '#local/stop-on-signal.ts';
+import { stopOnSignal } from '#local/process/stop-on-signal.ts';
 import { commandLine, EXIT_CODES } from '#tooling/cli/command-line.ts';
 import type { BenchRun } from './bench-run.ts';
 import { idRanges } from './closed-loop/id-ranges.ts';

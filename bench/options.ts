@@ -1,4 +1,4 @@
-import { brokerCount } from '#local/kafka.ts';
+import { brokerCount } from '#local/kafka/broker-count.ts';
 import { LOG_LEVELS } from '#shared/config.ts';
 import { readFlags } from '#tooling/cli/command-line.ts';
 

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '#local/ports.ts';
-import { httpIsReady } from '#local/readiness.ts';
+import { freePort } from '#local/provision/ports.ts';
+import { httpIsReady } from '#local/process/http-ready.ts';
 import type { ServiceConnections } from '#local/secure-stack.ts';
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import {
   ownReplyPartition,
   startGatewayProcess,
   startWriterProcess,
   type Services,
 } from '#local/services.ts';
-import { waitUntilReady } from '#local/wait-until-ready.ts';
+import { waitUntilReady } from '#local/process/wait-until-ready.ts';
 import { TOPICS, WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import type { GroupState } from './cluster.ts';
 

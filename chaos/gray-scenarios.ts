@@ -1,5 +1,5 @@
-import type { ServerProcess } from '#local/server-process.ts';
-import type { LinkFaults } from '#local/gray-links.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
+import type { LinkFaults } from '#local/faults/gray-links.ts';
 import { FAULTED_GATEWAY, FAULTED_WRITER } from './gray-targets.ts';
 import type { GrayLinks } from './process-links.ts';
 import type { ScenarioContext } from './scenarios.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { brokerCount } from '#local/kafka.ts';
+import { brokerCount } from '#local/kafka/broker-count.ts';
 import { isGray, SCENARIOS, type Scenario } from './targets.ts';
 
 export interface ChaosOptions {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import type { GroupState } from './cluster.ts';
 import type { ProcessSample, Sample } from './gray-figures.ts';
 

@@ -4,12 +4,12 @@ import {
   openStoreLink,
   withLinkListeners,
   type LinkFaults,
-} from '#local/gray-links.ts';
-import { freeNodePorts } from '#local/kafka.ts';
-import { cacheRoot } from '#local/paths.ts';
-import { freePort, LOOPBACK } from '#local/ports.ts';
+} from '#local/faults/gray-links.ts';
+import { freeNodePorts } from '#local/kafka/node-ports.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
+import { freePort, LOOPBACK } from '#local/provision/ports.ts';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '#local/stack.ts';
-import { provisionToxiproxy, startToxiproxy } from '#local/toxiproxy.ts';
+import { provisionToxiproxy, startToxiproxy } from '#local/faults/toxiproxy.ts';
 
 /**
  * Each process's own path through toxiproxy, so that a gray scenario can fault one of them: every

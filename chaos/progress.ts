@@ -1,4 +1,4 @@
-import { elapsed, runningP99, type ProgressLine } from '#local/progress-line.ts';
+import { elapsed, runningP99, type ProgressLine } from '#local/process/progress-line.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from './verdict.ts';
 

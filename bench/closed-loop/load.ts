@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { elapsed, runningP99 } from '#local/progress-line.ts';
+import { elapsed, runningP99 } from '#local/process/progress-line.ts';
 import { percentile } from '#tooling/statistics/percentile.ts';
 
 export interface LoadResult {

@@ -1,4 +1,4 @@
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { loadPlants, tickLine, type LoadResult } from './load.ts';
 import { rssKiB, toMiB } from '../probes/process-stats.ts';

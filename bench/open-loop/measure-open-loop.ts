@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { elapsed, runningP99 } from '#local/progress-line.ts';
+import { elapsed, runningP99 } from '#local/process/progress-line.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { plantBody } from '../closed-loop/load.ts';
 import { sampleMachine, sampleProcesses, type SampledProcess } from '../probes/process-stats.ts';

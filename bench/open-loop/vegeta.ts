@@ -5,9 +5,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
-import { provisionOnce } from '#local/provision-cache.ts';
-import { GO_PACKAGES_COMPILED, runLogged } from '#local/run-logged.ts';
-import { GO, requireTools, type Tool } from '#local/tools.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
+import { GO_PACKAGES_COMPILED, runLogged } from '#local/process/run-logged.ts';
+import { GO, requireTools, type Tool } from '#local/provision/tools.ts';
 import { plantBody } from '../closed-loop/load.ts';
 import { reapedChildrenCpuSeconds } from '../probes/process-stats.ts';
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 
 /** Fetch again under the names of who fetched: counted once, as Fetch. */
 const SPLITS = new Set(['FetchConsumer', 'FetchFollower']);

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { toSvg } from './chart.ts';
 import { benchHtml } from './bench-html.ts';

@@ -1,10 +1,10 @@
-import { startNodeService } from '#local/node-service.ts';
-import { freePort } from '#local/ports.ts';
-import { httpIsReady } from '#local/readiness.ts';
+import { startNodeService } from '#local/process/node-service.ts';
+import { freePort } from '#local/provision/ports.ts';
+import { httpIsReady } from '#local/process/http-ready.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import { startServices } from '#local/services.ts';
-import { waitUntilReady } from '#local/wait-until-ready.ts';
+import { waitUntilReady } from '#local/process/wait-until-ready.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { prepareNestjs, startNestjs, type NestjsOptions } from './nestjs-variant.ts';
 import type { Variant } from '../options.ts';

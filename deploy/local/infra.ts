@@ -1,11 +1,12 @@
 // `npm run infra`: Kafka and a MongoDB-protocol server in the foreground until Ctrl-C.
 import { parseArgs } from 'node:util';
-import { brokerCount, consecutiveNodePorts } from './kafka.ts';
-import { stopServersOfKilledLaunchers } from './orphans.ts';
-import { stackDir } from './paths.ts';
-import { assertPortFree } from './ports.ts';
+import { brokerCount } from './kafka/broker-count.ts';
+import { consecutiveNodePorts } from './kafka/node-ports.ts';
+import { stopServersOfKilledLaunchers } from './process/orphans.ts';
+import { stackDir } from './provision/paths.ts';
+import { assertPortFree } from './provision/ports.ts';
 import { startLocalStack } from './stack.ts';
-import { stopOnSignal } from './stop-on-signal.ts';
+import { stopOnSignal } from './process/stop-on-signal.ts';
 
 const USAGE =
   'npm run infra -- [--kafka-port 9092] [--mongodb-port 27017] [--dir .local/infra] [--secure (--dir .local/infra-secure)] [--brokers 3 (ports 9092, 9094, 9096; --dir .local/infra-3-brokers)]';

@@ -8,11 +8,11 @@ import { ensureTopics } from '#shared/ensure-topics.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin } from '#shared/start-up.ts';
 import { kafkaClient } from '#shared/kafka-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { ensureCertificates, type Certificates } from './certificates.ts';
-import { applyAcls, PRINCIPALS, type Principal } from './kafka-acls.ts';
-import { ADMIN, type KafkaSecurity } from './kafka-security.ts';
-import type { KafkaServer } from './kafka.ts';
-import type { StoreUser } from './mongo-server.ts';
+import { ensureCertificates, type Certificates } from './provision/certificates.ts';
+import { applyAcls, PRINCIPALS, type Principal } from './kafka/acls.ts';
+import { ADMIN, type KafkaSecurity } from './kafka/security.ts';
+import type { KafkaServer } from './kafka/start-kafka.ts';
+import type { StoreUser } from './store/mongo-server.ts';
 
 const PARTITIONS = 3;
 

@@ -1,11 +1,12 @@
 import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './process/node-service.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
-import { freePort } from './ports.ts';
-import { groupIsStable, httpIsReady } from './readiness.ts';
+import { freePort } from './provision/ports.ts';
+import { groupIsStable } from './kafka/group-stability.ts';
+import { httpIsReady } from './process/http-ready.ts';
 import type { ServiceConnections } from './secure-stack.ts';
-import type { ServerProcess } from './server-process.ts';
-import { waitUntilReady } from './wait-until-ready.ts';
+import type { ServerProcess } from './process/server-process.ts';
+import { waitUntilReady } from './process/wait-until-ready.ts';
 
 export interface ServicesOptions {
   /** Both services' environment: tokens, topics, log level. */

@@ -1,22 +1,18 @@
 import { join } from 'node:path';
-import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './ferretdb.ts';
-import {
-  freeNodePorts,
-  KAFKA_CACHE_NAME,
-  provisionKafka,
-  startKafka,
-  type KafkaNodePorts,
-  type KafkaServer,
-} from './kafka.ts';
-import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
-import { startMongod } from './mongod.ts';
-import { findPostgresBinaries, startFerretDbOnPostgres } from './postgres.ts';
-import { OPENSSL } from './certificates.ts';
-import { cacheRoot } from './paths.ts';
+import { FERRETDB_CACHE_NAME, provisionFerretDb, startFerretDb } from './store/ferretdb.ts';
+import { freeNodePorts, type KafkaNodePorts } from './kafka/node-ports.ts';
+import { KAFKA_CACHE_NAME, provisionKafka } from './kafka/jars.ts';
+import { startKafka, type KafkaServer } from './kafka/start-kafka.ts';
+import type { MongoServer, MongoServerOptions } from './store/mongo-server.ts';
+import { startMongod } from './store/mongod.ts';
+import { findPostgresBinaries } from './store/postgres-binaries.ts';
+import { startFerretDbOnPostgres } from './store/ferretdb-on-postgres.ts';
+import { OPENSSL } from './provision/tools.ts';
+import { cacheRoot } from './provision/paths.ts';
 import { prepareSecurity, secureStack, type SecuredStack } from './secure-stack.ts';
-import { freePort } from './ports.ts';
-import { isProvisioned } from './provision-cache.ts';
-import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './tools.ts';
+import { freePort } from './provision/ports.ts';
+import { isProvisioned } from './provision/provision-cache.ts';
+import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './provision/tools.ts';
 
 export interface LocalStackOptions {
   /** Data of both servers and their logs (`<dir>/logs`); reuse it to keep the data. */

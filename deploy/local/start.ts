@@ -5,17 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './node-service.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './process/node-service.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
-import { brokerCount, consecutiveNodePorts } from './kafka.ts';
-import { stopServersOfKilledLaunchers } from './orphans.ts';
-import { stackDir } from './paths.ts';
-import { assertPortFree, freePort } from './ports.ts';
-import { groupIsStable, httpIsReady } from './readiness.ts';
+import { brokerCount } from './kafka/broker-count.ts';
+import { consecutiveNodePorts } from './kafka/node-ports.ts';
+import { stopServersOfKilledLaunchers } from './process/orphans.ts';
+import { stackDir } from './provision/paths.ts';
+import { assertPortFree, freePort } from './provision/ports.ts';
+import { groupIsStable } from './kafka/group-stability.ts';
+import { httpIsReady } from './process/http-ready.ts';
 import { serviceConnections } from './secure-stack.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
-import { stopOnSignal } from './stop-on-signal.ts';
-import { waitUntilReady } from './wait-until-ready.ts';
+import { stopOnSignal } from './process/stop-on-signal.ts';
+import { waitUntilReady } from './process/wait-until-ready.ts';
 
 const { values } = parseArgs({
   options: {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import type { PrometheusRule, RuleGroup } from '../support/deploy-manifests.ts';
 import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/promtool.ts';
 import { runTool } from '../support/run-tool.ts';

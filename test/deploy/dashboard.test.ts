@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
 import { metric, parseMetrics, type Sample } from '../support/metrics.ts';

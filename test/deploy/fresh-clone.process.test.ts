@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { freePort } from '#local/ports.ts';
+import { freePort } from '#local/provision/ports.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { watchOutput } from '../support/child-output.ts';
 import { descendantPids, isAlive } from '../support/infra-process.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { attachGateway, TOKEN } from '../support/gateway.ts';
 import { runSchemathesis, schemathesisPython } from '../support/schemathesis.ts';
 import { startTestWriter } from '../support/writer.ts';

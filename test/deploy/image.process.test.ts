@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
-import { GATEWAY_MAIN, WRITER_MAIN } from '#local/node-service.ts';
-import { projectRoot } from '#local/paths.ts';
+import { GATEWAY_MAIN, WRITER_MAIN } from '#local/process/node-service.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import {
   readComposeFile,
   readManifests,

@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { findPostgresBinaries } from '#local/postgres.ts';
+import { findPostgresBinaries } from '#local/store/postgres-binaries.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { plantStore, type StoredPlant } from '#writer/store/plant-store.ts';
 import {

@@ -2,10 +2,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { pingMongo } from '#local/mongo-ping.ts';
+import { pingMongo } from '#local/store/mongo-ping.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
-import { LOOPBACK } from '#local/ports.ts';
+import { LOOPBACK } from '#local/provision/ports.ts';
 import {
   childPids,
   isAlive,

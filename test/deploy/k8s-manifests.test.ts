@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRINCIPALS } from '#local/kafka-acls.ts';
-import { projectRoot } from '#local/paths.ts';
+import { PRINCIPALS } from '#local/kafka/acls.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { GatewayConfig, readGatewayConfig } from '#gateway/config.ts';
 import { readWriterConfig, WriterConfig } from '#writer/config.ts';
 import { topicsOf } from '#shared/config.ts';

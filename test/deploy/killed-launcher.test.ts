@@ -1,12 +1,12 @@
 import { cp, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FERRETDB_CACHE_NAME, provisionFerretDb } from '#local/ferretdb.ts';
-import { KAFKA_CACHE_NAME, provisionKafka } from '#local/kafka.ts';
-import { pingMongo } from '#local/mongo-ping.ts';
-import { isRunning, processIdentity } from '#local/process-identity.ts';
-import { cacheRoot, projectRoot } from '#local/paths.ts';
-import { findOnPath } from '#local/tools.ts';
+import { FERRETDB_CACHE_NAME, provisionFerretDb } from '#local/store/ferretdb.ts';
+import { KAFKA_CACHE_NAME, provisionKafka } from '#local/kafka/jars.ts';
+import { pingMongo } from '#local/store/mongo-ping.ts';
+import { isRunning, processIdentity } from '#local/process/process-identity.ts';
+import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
+import { findOnPath } from '#local/provision/tools.ts';
 import {
   childPids,
   listTopics,

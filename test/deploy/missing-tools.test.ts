@@ -1,7 +1,7 @@
 import { chmod, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MissingToolError, requireTools, JAVA } from '#local/tools.ts';
+import { MissingToolError, requireTools, JAVA } from '#local/provision/tools.ts';
 import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 

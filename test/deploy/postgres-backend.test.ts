@@ -1,7 +1,7 @@
 import { chmod } from 'node:fs/promises';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { findPostgresBinaries } from '#local/postgres.ts';
+import { findPostgresBinaries } from '#local/store/postgres-binaries.ts';
 import { startLocalStack } from '#local/stack.ts';
 import {
   localServersUnavailable,

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { isProvisioned, provisionOnce } from '#local/provision-cache.ts';
+import { isProvisioned, provisionOnce } from '#local/provision/provision-cache.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 const run = promisify(execFile);

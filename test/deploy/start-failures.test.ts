@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runLogged } from '#local/run-logged.ts';
+import { runLogged } from '#local/process/run-logged.ts';
 import { prepareSecurity } from '#local/secure-stack.ts';
-import { startServerProcess } from '#local/server-process.ts';
-import { waitUntilReady } from '#local/wait-until-ready.ts';
+import { startServerProcess } from '#local/process/server-process.ts';
+import { waitUntilReady } from '#local/process/wait-until-ready.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 const neverAnswers = () => Promise.reject(new Error('connection refused'));

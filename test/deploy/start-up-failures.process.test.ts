@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '#local/node-service.ts';
-import { freePort } from '#local/ports.ts';
-import type { ServerProcess } from '#local/server-process.ts';
+import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '#local/process/node-service.ts';
+import { freePort } from '#local/provision/ports.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { testKafka, uniqueName } from '../support/kafka.ts';
 

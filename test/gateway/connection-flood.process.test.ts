@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { percentile } from '#tooling/statistics/percentile.ts';
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import { startFlood } from '../support/connection-flood.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { postPlant } from '../support/http-client.ts';

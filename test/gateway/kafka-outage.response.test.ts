@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freeNodePorts, provisionKafka, startKafka } from '#local/kafka.ts';
-import { cacheRoot } from '#local/paths.ts';
+import { freeNodePorts } from '#local/kafka/node-ports.ts';
+import { provisionKafka } from '#local/kafka/jars.ts';
+import { startKafka } from '#local/kafka/start-kafka.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
 import { startGateway } from '#gateway/gateway.ts';
 import { TOPICS } from '#shared/contracts/kafka.ts';
 import { createLogger } from '#shared/logger.ts';

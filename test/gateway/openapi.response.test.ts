@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { ERRORS } from '#shared/contracts/errors.ts';
 import { startTestGateway } from '../support/gateway.ts';
 

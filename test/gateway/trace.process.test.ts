@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { GATEWAY_MAIN } from '#local/node-service.ts';
+import { GATEWAY_MAIN } from '#local/process/node-service.ts';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import type { ServerProcess } from '#local/server-process.ts';
+import type { ServerProcess } from '#local/process/server-process.ts';
 import { runEntryPoint } from '../support/entry-point.ts';
 import { TOKEN } from '../support/gateway.ts';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';

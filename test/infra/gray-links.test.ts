@@ -1,11 +1,15 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { MongoClient, MongoNetworkTimeoutError } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { isProvisioned } from '#local/provision-cache.ts';
-import { cacheRoot } from '#local/paths.ts';
-import { PortInUseError } from '#local/ports.ts';
-import { ToxiproxyError } from '#local/toxiproxy-client.ts';
-import { startToxiproxy, TOXIPROXY_CACHE_NAME, TOXIPROXY_VERSION } from '#local/toxiproxy.ts';
+import { isProvisioned } from '#local/provision/provision-cache.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
+import { PortInUseError } from '#local/provision/ports.ts';
+import { ToxiproxyError } from '#local/faults/toxiproxy-client.ts';
+import {
+  startToxiproxy,
+  TOXIPROXY_CACHE_NAME,
+  TOXIPROXY_VERSION,
+} from '#local/faults/toxiproxy.ts';
 import { ownKafkaWithLinks, ownToxiproxy, storeLink } from '../support/gray-links.ts';
 import { isAlive } from '../support/infra-process.ts';
 import { OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rateStep } from '#bench/open-loop/rate-step.ts';
 import { attack, provisionVegeta } from '#bench/open-loop/vegeta.ts';
-import { cacheRoot } from '#local/paths.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
 import { listenForTest } from '../support/loopback-server.ts';
 
 const RATE = 100;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PRODUCER_GROUP_PREFIX, PRODUCER_REPLY_PREFIX } from '#local/kafka-acls.ts';
+import { PRODUCER_GROUP_PREFIX, PRODUCER_REPLY_PREFIX } from '#local/kafka/acls.ts';
 import { HEADERS, TOPICS } from '#shared/contracts/kafka.ts';
 import { postPlant } from '../support/http-client.ts';
 import {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { stateRoot } from '#local/paths.ts';
+import { stateRoot } from '#local/provision/paths.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices, type Services } from '#local/services.ts';
 import { startLocalStack, type LocalStack } from '#local/stack.ts';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ensureCertificates, type Certificates } from '#local/certificates.ts';
-import { GATEWAY_MAIN, WRITER_MAIN } from '#local/node-service.ts';
+import { ensureCertificates, type Certificates } from '#local/provision/certificates.ts';
+import { GATEWAY_MAIN, WRITER_MAIN } from '#local/process/node-service.ts';
 import { DLQ_READER_GROUP_PREFIX, GATEWAY_GROUP_PREFIX, TOPICS } from '#shared/contracts/kafka.ts';
 import { postPlant } from '../support/http-client.ts';
 import {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 
 export const COMPOSE_FILE = 'docker-compose.yml';
 export const K8S_DIR = join('deploy', 'k8s');

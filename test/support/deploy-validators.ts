@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, projectRoot } from '#local/paths.ts';
-import { provisionOnce } from '#local/provision-cache.ts';
-import { runLogged } from '#local/run-logged.ts';
-import { findOnPath } from '#local/tools.ts';
+import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
+import { runLogged } from '#local/process/run-logged.ts';
+import { findOnPath } from '#local/provision/tools.ts';
 import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SERVICE_NODE_FLAGS } from '#local/node-service.ts';
-import { projectRoot } from '#local/paths.ts';
+import { SERVICE_NODE_FLAGS } from '#local/process/node-service.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 
 const run = promisify(execFile);
 

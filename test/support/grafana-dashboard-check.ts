@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, projectRoot } from '#local/paths.ts';
-import { provisionOnce } from '#local/provision-cache.ts';
-import { runLogged } from '#local/run-logged.ts';
+import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
+import { runLogged } from '#local/process/run-logged.ts';
 import { requireGo } from './run-tool.ts';
 
 const SOURCE = join(projectRoot, 'test', 'support', 'grafana-dashboard-check');

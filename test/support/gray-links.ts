@@ -6,10 +6,14 @@ import {
   withLinkListeners,
   type KafkaLink,
   type StoreLink,
-} from '#local/gray-links.ts';
-import { freeNodePorts } from '#local/kafka.ts';
-import { cacheRoot } from '#local/paths.ts';
-import { provisionToxiproxy, startToxiproxy, type ToxiproxyServer } from '#local/toxiproxy.ts';
+} from '#local/faults/gray-links.ts';
+import { freeNodePorts } from '#local/kafka/node-ports.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
+import {
+  provisionToxiproxy,
+  startToxiproxy,
+  type ToxiproxyServer,
+} from '#local/faults/toxiproxy.ts';
 import { connectStore } from '#writer/store/store-client.ts';
 import { startWriter, type Writer } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';

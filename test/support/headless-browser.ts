@@ -1,5 +1,5 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM, findOnPath, MissingToolError } from '#local/tools.ts';
+import { CHROMIUM, findOnPath, MissingToolError } from '#local/provision/tools.ts';
 
 /** What a page logged as an error, or threw, while it loaded. */
 export interface OpenedPage {

@@ -2,10 +2,10 @@ import { chmod, copyFile, cp, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
 import dockerignore from '@balena/dockerignore';
 import { Copy, DockerfileParser, Env, JSONInstruction, type Instruction } from 'dockerfile-ast';
-import type { NodeServiceOptions } from '#local/node-service.ts';
-import { projectRoot } from '#local/paths.ts';
-import { runLogged } from '#local/run-logged.ts';
-import { startServerProcess, type ServerProcess } from '#local/server-process.ts';
+import type { NodeServiceOptions } from '#local/process/node-service.ts';
+import { projectRoot } from '#local/provision/paths.ts';
+import { runLogged } from '#local/process/run-logged.ts';
+import { startServerProcess, type ServerProcess } from '#local/process/server-process.ts';
 import { copyProjectFiles, projectFiles } from './project-files.ts';
 
 /** What the final stage of the Dockerfile leaves: its files and how a container starts. */

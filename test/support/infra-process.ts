@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { onTestFinished } from 'vitest';
-import { projectRoot } from '#local/paths.ts';
-import { freePort } from '#local/ports.ts';
+import { projectRoot } from '#local/provision/paths.ts';
+import { freePort } from '#local/provision/ports.ts';
 import { watchOutput, type ChildOutput } from './child-output.ts';
 
 /** Whether any process has this pid, a zombie included: the tests' check that nothing is left. */

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { provisionKafka } from '#local/kafka.ts';
-import { cacheRoot, stateRoot } from '#local/paths.ts';
+import { provisionKafka } from '#local/kafka/jars.ts';
+import { cacheRoot, stateRoot } from '#local/provision/paths.ts';
 
 export type JavaCompression = 'gzip' | 'snappy' | 'lz4' | 'zstd';
 

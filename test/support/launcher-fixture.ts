@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServerProcess } from '#local/server-process.ts';
+import { startServerProcess } from '#local/process/server-process.ts';
 
 const [logDir, count, ...flags] = process.argv.slice(2);
 if (logDir === undefined || count === undefined)

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { findOnPath } from '#local/tools.ts';
+import { findOnPath } from '#local/provision/tools.ts';
 
 /**
  * Tests of the local provisioning start servers of their own and need Java (and Maven or Go

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { GRANTS } from '#local/kafka-acls.ts';
-import { projectRoot } from '#local/paths.ts';
+import { GRANTS } from '#local/kafka/acls.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { readManifests, type ManifestFile } from './deploy-manifests.ts';
 import { deployValidators, runValidator, type DeployValidators } from './deploy-validators.ts';
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { cacheRoot } from '#local/paths.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 
 const PINNED_MAJOR = Number(packageJson.devDependencies.node.split('.')[0]);

@@ -1,13 +1,9 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import {
-  freeNodePorts,
-  provisionKafka,
-  startKafka,
-  type KafkaNodePorts,
-  type KafkaServer,
-} from '#local/kafka.ts';
-import { cacheRoot } from '#local/paths.ts';
+import { freeNodePorts, type KafkaNodePorts } from '#local/kafka/node-ports.ts';
+import { provisionKafka } from '#local/kafka/jars.ts';
+import { startKafka, type KafkaServer } from '#local/kafka/start-kafka.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
 import { temporaryDirectory } from './local-servers.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { provisionFerretDb, startFerretDb } from '#local/ferretdb.ts';
-import type { MongoServer } from '#local/mongo-server.ts';
-import { cacheRoot } from '#local/paths.ts';
+import { provisionFerretDb, startFerretDb } from '#local/store/ferretdb.ts';
+import type { MongoServer } from '#local/store/mongo-server.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
 import { connectStore } from '#writer/store/store-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { freePort } from '#local/ports.ts';
+import { freePort } from '#local/provision/ports.ts';
 import { temporaryDirectory } from './local-servers.ts';
 
 /** A FerretDB of this test's own that can be stopped and started again on the same data. */

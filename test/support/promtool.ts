@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot } from '#local/paths.ts';
-import { provisionOnce } from '#local/provision-cache.ts';
-import { runLogged } from '#local/run-logged.ts';
+import { cacheRoot } from '#local/provision/paths.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
+import { runLogged } from '#local/process/run-logged.ts';
 import { requireGo } from './run-tool.ts';
 
 /** Prometheus's module as the Go module proxy serves it (the checksum database's hash). */

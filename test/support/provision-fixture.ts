@@ -3,7 +3,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { provisionOnce } from '#local/provision-cache.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
 
 const [cache, buildLog] = process.argv.slice(2);
 if (!cache || !buildLog) throw new Error('usage: provision-fixture.ts <cache> <build-log>');

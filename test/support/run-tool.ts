@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { projectRoot } from '#local/paths.ts';
-import { findOnPath, GO, MissingToolError } from '#local/tools.ts';
+import { projectRoot } from '#local/provision/paths.ts';
+import { findOnPath, GO, MissingToolError } from '#local/provision/tools.ts';
 
 export interface ToolRun {
   status: number | null;

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot, projectRoot } from '#local/paths.ts';
-import { provisionOnce } from '#local/provision-cache.ts';
-import { runLogged } from '#local/run-logged.ts';
+import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
+import { provisionOnce } from '#local/provision/provision-cache.ts';
+import { runLogged } from '#local/process/run-logged.ts';
 import { runPythonModule, type PythonRun } from './python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'fuzz', 'requirements.txt');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
-import type { Principal } from '#local/kafka-acls.ts';
+import type { Principal } from '#local/kafka/acls.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
 import type { KafkaConnection } from '#shared/kafka-connection.ts';

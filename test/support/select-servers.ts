@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateRoot } from '#local/paths.ts';
+import { stateRoot } from '#local/provision/paths.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { containerRuntimeAnswers, startContainers } from './containers.ts';
 import type { TestServers } from './test-servers.ts';

@@ -8,13 +8,14 @@ import {
   startNodeService,
   WRITER_MAIN,
   type NodeServiceOptions,
-} from '#local/node-service.ts';
-import { projectRoot } from '#local/paths.ts';
-import { freePort } from '#local/ports.ts';
-import { groupIsStable, httpIsReady } from '#local/readiness.ts';
-import { startServerProcess, type ServerProcess } from '#local/server-process.ts';
-import { requireTools, type Tool } from '#local/tools.ts';
-import { waitUntilReady } from '#local/wait-until-ready.ts';
+} from '#local/process/node-service.ts';
+import { projectRoot } from '#local/provision/paths.ts';
+import { freePort } from '#local/provision/ports.ts';
+import { groupIsStable } from '#local/kafka/group-stability.ts';
+import { httpIsReady } from '#local/process/http-ready.ts';
+import { startServerProcess, type ServerProcess } from '#local/process/server-process.ts';
+import { requireTools, type Tool } from '#local/provision/tools.ts';
+import { waitUntilReady } from '#local/process/wait-until-ready.ts';
 import { TOKEN } from './gateway.ts';
 import { uniqueName } from './kafka.ts';
 import { PARTITIONS, type WriterHarness } from './writer.ts';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { readFlags } from '#tooling/cli/command-line.ts';
 
 describe('readFlags', () => {

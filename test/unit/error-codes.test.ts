@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { ERRORS } from '#shared/contracts/errors.ts';
 
 /** The rows of the reference's table of `error` values over HTTP: error, HTTP status, when. */

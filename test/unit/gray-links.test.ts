@@ -4,10 +4,11 @@ import {
   openKafkaLinks,
   openStoreLink,
   withLinkListeners,
-} from '#local/gray-links.ts';
-import { consecutiveNodePorts, startKafka } from '#local/kafka.ts';
-import { provisionToxiproxy } from '#local/toxiproxy.ts';
-import { toxiproxyClient } from '#local/toxiproxy-client.ts';
+} from '#local/faults/gray-links.ts';
+import { consecutiveNodePorts } from '#local/kafka/node-ports.ts';
+import { startKafka } from '#local/kafka/start-kafka.ts';
+import { provisionToxiproxy } from '#local/faults/toxiproxy.ts';
+import { toxiproxyClient } from '#local/faults/toxiproxy-client.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
 const nodes = (count: number) => consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, count);

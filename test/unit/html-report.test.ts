@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchHtml } from '#bench/report/bench-html.ts';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import { createsAnswered, DISTRIBUTION } from '#bench/closed-loop/load.ts';
 import type { Report } from '#bench/report/results.ts';
 import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';

@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chaosOptions } from '#chaos/options.ts';
-import { brokerCount, consecutiveNodePorts, startKafka } from '#local/kafka.ts';
+import { brokerCount } from '#local/kafka/broker-count.ts';
+import { consecutiveNodePorts } from '#local/kafka/node-ports.ts';
+import { startKafka } from '#local/kafka/start-kafka.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 

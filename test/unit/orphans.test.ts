@@ -2,8 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { killOrphans, recordServer, registryDir, stopOrphanedServers } from '#local/orphans.ts';
-import { isRunning, processIdentity, type ProcessIdentity } from '#local/process-identity.ts';
+import {
+  killOrphans,
+  recordServer,
+  registryDir,
+  stopOrphanedServers,
+} from '#local/process/orphans.ts';
+import {
+  isRunning,
+  processIdentity,
+  type ProcessIdentity,
+} from '#local/process/process-identity.ts';
 import { watchOutput } from '../support/child-output.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 

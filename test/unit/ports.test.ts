@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { assertPortFree, freePort, LOOPBACK, PortInUseError } from '#local/ports.ts';
+import { assertPortFree, freePort, LOOPBACK, PortInUseError } from '#local/provision/ports.ts';
 
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {

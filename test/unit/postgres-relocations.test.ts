@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { removeOrphanedRelocations } from '#local/postgres.ts';
+import { removeOrphanedRelocations } from '#local/store/postgres-relocation.ts';
 
 function folder(under: string, name: string, origin?: string, runningPid?: number): string {
   const path = join(under, name);

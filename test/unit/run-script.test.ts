@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
 import { temporaryDirectory } from '../support/local-servers.ts';
 

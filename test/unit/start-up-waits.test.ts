@@ -1,7 +1,7 @@
 import { AssignerProtocol, type GroupDescription } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { describeMembers } from '#chaos/fleet.ts';
-import { describeGroup } from '#local/readiness.ts';
+import { describeGroup } from '#local/kafka/group-stability.ts';
 
 function member(memberId: string, assignment: Record<string, number[]>) {
   return {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { toxiproxyClient, ToxiproxyError } from '#local/toxiproxy-client.ts';
+import { toxiproxyClient, ToxiproxyError } from '#local/faults/toxiproxy-client.ts';
 import { listenForTest } from '../support/loopback-server.ts';
 
 interface Request {

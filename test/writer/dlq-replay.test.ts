@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { projectRoot } from '#local/paths.ts';
+import { projectRoot } from '#local/provision/paths.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { commandsPublished } from '../support/gateway.ts';
 import { replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';

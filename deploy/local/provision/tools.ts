@@ -23,6 +23,16 @@ export const GO: Tool = {
   neededFor: 'building FerretDB (once, then cached) when no `mongod` is on PATH',
   install: 'install Go 1.22 or newer from the official Go distribution or your OS packages',
 };
+export const POSTGRES: Tool = {
+  command: 'initdb',
+  neededFor: 'the PostgreSQL backend of FerretDB',
+  install: 'install PostgreSQL 15+ server binaries (Debian/Ubuntu: apt-get install postgresql)',
+};
+export const OPENSSL: Tool = {
+  command: 'openssl',
+  neededFor: 'the certificates of the secured stack (--secure)',
+  install: 'install OpenSSL (Debian/Ubuntu: apt-get install openssl)',
+};
 
 export const CHROMIUM: Tool = {
   command: 'chromium',

@@ -1,14 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runLogged } from './run-logged.ts';
-import type { Tool } from './tools.ts';
-
-export const OPENSSL: Tool = {
-  command: 'openssl',
-  neededFor: 'the certificates of the secured stack (--secure)',
-  install: 'install OpenSSL (Debian/Ubuntu: apt-get install openssl)',
-};
+import { runLogged } from '../process/run-logged.ts';
 
 export interface Certificates {
   /** The CA that signed the servers' certificate; what clients trust. */

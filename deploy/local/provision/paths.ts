@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const projectRoot = resolve(import.meta.dirname, '..', '..');
+export const projectRoot = resolve(import.meta.dirname, '..', '..', '..');
 
 /** Downloads and builds, shared by every clone on the machine and keyed by version. */
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,6 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
-import { projectRoot } from './paths.ts';
+import { projectRoot } from '../provision/paths.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 
 export const GATEWAY_MAIN = 'services/gateway/src/main.ts';
@@ -13,7 +13,11 @@ export const WRITER_MAIN = 'services/writer/src/main.ts';
  * throughput (docs/decisions/0036-v8-heap-caps.md). `npm run start:gateway|start:writer` read the same file, and
  * a test holds the Dockerfile's NODE_OPTIONS to it.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = nodeOptions.services;
+export const SERVICE_NODE_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(join(projectRoot, 'scripts', 'node-options.json'), 'utf8')) as {
+    services: string[];
+  }
+).services;
 
 export interface NodeServiceOptions {
   name: string;

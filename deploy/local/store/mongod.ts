@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { mongoUri, pingMongo } from './mongo-ping.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
-import { LOOPBACK } from './ports.ts';
-import { startServerProcess } from './server-process.ts';
-import { waitUntilReady } from './wait-until-ready.ts';
+import { LOOPBACK } from '../provision/ports.ts';
+import { startServerProcess } from '../process/server-process.ts';
+import { waitUntilReady } from '../process/wait-until-ready.ts';
 
 const NOT_YET_INITIALIZED = 94;
 

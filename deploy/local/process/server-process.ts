@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { forgetServer, killOrphans, recordServer, registryDir } from './orphans.ts';
 import { processIdentity } from './process-identity.ts';
-import { findOnPath } from './tools.ts';
+import { findOnPath } from '../provision/tools.ts';
 
 export interface ServerProcessOptions {
   name: string;

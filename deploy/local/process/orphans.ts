@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cacheRoot } from './paths.ts';
+import { cacheRoot } from '../provision/paths.ts';
 import { isRunning, processIdentity, pidScope, type ProcessIdentity } from './process-identity.ts';
 
 // A server runs in a session of its own, so one whose launcher was killed (SIGKILL, the OOM

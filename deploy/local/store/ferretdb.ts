@@ -1,12 +1,12 @@
 import { chmod, cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mongoUri, pingMongo } from './mongo-ping.ts';
-import { LOOPBACK } from './ports.ts';
-import { provisionOnce } from './provision-cache.ts';
-import { GO_PACKAGES_COMPILED, runLogged } from './run-logged.ts';
-import { startServerProcess } from './server-process.ts';
+import { LOOPBACK } from '../provision/ports.ts';
+import { provisionOnce } from '../provision/provision-cache.ts';
+import { GO_PACKAGES_COMPILED, runLogged } from '../process/run-logged.ts';
+import { startServerProcess } from '../process/server-process.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
-import { waitUntilReady } from './wait-until-ready.ts';
+import { waitUntilReady } from '../process/wait-until-ready.ts';
 
 export const FERRETDB_VERSION = 'v1.24.2';
 export const FERRETDB_CACHE_NAME = `ferretdb-${FERRETDB_VERSION}`;

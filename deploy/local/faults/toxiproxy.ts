@@ -1,12 +1,12 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertPortFree, freePort, LOOPBACK } from './ports.ts';
-import { isProvisioned, provisionOnce } from './provision-cache.ts';
-import { GO_PACKAGES_COMPILED, runLogged } from './run-logged.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { assertPortFree, freePort, LOOPBACK } from '../provision/ports.ts';
+import { isProvisioned, provisionOnce } from '../provision/provision-cache.ts';
+import { GO_PACKAGES_COMPILED, runLogged } from '../process/run-logged.ts';
+import { startServerProcess, type ServerProcess } from '../process/server-process.ts';
 import { toxiproxyClient, type ToxiproxyClient } from './toxiproxy-client.ts';
-import { findOnPath, GO, MissingToolError } from './tools.ts';
-import { waitUntilReady } from './wait-until-ready.ts';
+import { findOnPath, GO, MissingToolError } from '../provision/tools.ts';
+import { waitUntilReady } from '../process/wait-until-ready.ts';
 
 export const TOXIPROXY_VERSION = 'v2.5.0';
 export const TOXIPROXY_CACHE_NAME = `toxiproxy-${TOXIPROXY_VERSION}`;

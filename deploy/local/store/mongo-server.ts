@@ -1,4 +1,4 @@
-import type { ServerProcess } from './server-process.ts';
+import type { ServerProcess } from '../process/server-process.ts';
 
 export interface MongoServerOptions {
   /** Holds the data; reusing it keeps the databases. */

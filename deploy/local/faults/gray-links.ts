@@ -1,5 +1,5 @@
-import type { KafkaNodePorts } from './kafka.ts';
-import { freePort, LOOPBACK } from './ports.ts';
+import type { KafkaNodePorts } from '../kafka/node-ports.ts';
+import { freePort, LOOPBACK } from '../provision/ports.ts';
 import type { ToxicSpec, ToxiproxyClient } from './toxiproxy-client.ts';
 
 // A link is one client's path to a server through proxies of its own, so that a fault can be put
