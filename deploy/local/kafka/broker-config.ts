@@ -66,7 +66,7 @@ export async function writeConfig(
     'group.initial.rebalance.delay.ms': '0',
     // Stock brokers refuse sessions under 6 s; chaos runs writers with 2 s (KAFKA_SESSION_TIMEOUT_MS).
     'group.min.session.timeout.ms': '1000',
-    // The 4.x default of 5 ms tripled request-reply latency (docs/decisions.md, "Local brokers
+    // The 4.x default of 5 ms tripled request-reply latency (docs/decisions/0039-local-kafka-settings.md, "Local brokers
     // write group state at once").
     'group.coordinator.append.linger.ms': '0',
     ...options.overrides,

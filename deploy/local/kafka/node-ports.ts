@@ -11,7 +11,7 @@ export interface KafkaNodePorts {
 /**
  * A listener that the node binds on `port` and advertises as `advertisedPort`, a proxy's
  * forwarding to `port`: a client that bootstraps through the proxy is told the proxy's address
- * for every node, so all its requests take the proxy, not only the first (docs/decisions.md,
+ * for every node, so all its requests take the proxy, not only the first (docs/decisions/0049-gray-fault-tooling.md,
  * "Gray faults").
  */
 export interface KafkaLinkListener {

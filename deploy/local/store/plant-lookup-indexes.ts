@@ -18,7 +18,7 @@ const LOOKUP_INDEXES = [
  * FerretDB pushes a find by `_id` down as `_jsonb -> '_id' @> …`, which its own btree on
  * `_jsonb -> '_id'` cannot serve: every duplicate read scanned the collection. A GIN index with
  * `jsonb_path_ops` serves that containment: 1–5 ms per read at 300,000 plants instead of 45 ms,
- * growing with the store (docs/decisions.md, "Duplicates are read by `_id` equality, one find per
+ * growing with the store (docs/decisions/0029-duplicates-read-by-index.md, "Duplicates are read by `_id` equality, one find per
  * id, and the local store indexes them"). Ids beyond ±2^53 it pushes down only as "every id beyond
  * 2^53", so the writer reads a duplicate by id and name, and the name has the same kind of index.
  * Without GIN's pending list (`fastupdate`), which every read scans until it is merged: about 1 ms
