@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
+import { chaosHtml, type ChaosRecord } from '#chaos/report/html-report.ts';
 import type { Report } from '../report.ts';
 import { benchHtml } from './bench-html.ts';
 import { standaloneSvg } from './chart-frame.ts';

@@ -9,7 +9,7 @@ import { benchHtml } from '#bench/html/bench-html.ts';
 import { projectRoot } from '#local/paths.ts';
 import { createsAnswered, DISTRIBUTION } from '#bench/load.ts';
 import type { Report } from '#bench/report.ts';
-import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
+import { chaosHtml, type ChaosRecord } from '#chaos/report/html-report.ts';
 import { openPage, startBrowser, type OpenedPage } from '../support/headless-browser.ts';
 
 const recorded = async <T>(name: string) =>

@@ -4,8 +4,8 @@ import { lineChart, type Mark, type Series } from '#bench/html/line-chart.ts';
 import { htmlPage, htmlTable, paragraph } from '#bench/html/page.ts';
 import { percentile } from '#bench/load.ts';
 import { changeFigures, durationOf, slowAnswerMs, type Change } from './figures.ts';
-import type { Target } from './targets.ts';
-import type { Answer } from './traffic.ts';
+import type { Target } from '../scenarios/scenario.ts';
+import type { Answer } from '../observe/traffic.ts';
 import { isOutage, type Finding } from './verdict.ts';
 
 /** A chaos run as written beside its answers (`run.json`), for its HTML page. */
