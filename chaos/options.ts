@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { brokerCount } from '#local/kafka/broker-count.ts';
-import { isGray, SCENARIOS, type Scenario } from './targets.ts';
+import { scenarioNamed, SCENARIOS } from './scenarios/catalogue.ts';
+import type { Scenario } from './scenarios/scenario.ts';
 
 export interface ChaosOptions {
   /** `gray`: every gray scenario, one after another. */
@@ -16,8 +17,27 @@ export interface ChaosOptions {
   secure: boolean;
 }
 
-/** `npm run chaos` flags, checked: an error names the flag and what it takes. */
-export function chaosOptions(args: string[]): ChaosOptions {
+const NAMES = SCENARIOS.map(({ name }) => name).join(', ');
+const namesOf = (gray: boolean) =>
+  SCENARIOS.filter((scenario) => scenario.gray === gray)
+    .map(({ name }) => name)
+    .join(', ');
+
+export const USAGE = `npm run chaos -- [flags]
+  --scenario mixed      ${namesOf(false)};
+                        gray faults: ${namesOf(true)};
+                        or gray: every gray scenario, each on a stack of its own
+  --brokers 1           1, or 3 for a replicated cluster (broker: 3)
+  --connections 32      clients of the load
+  --min-creates 20000   mixed: the load goes on until this many creates
+  --fault-every 15      seconds between changes
+  --session-timeout 2000  the writers' KAFKA_SESSION_TIMEOUT_MS (1000 or more)
+  --store sqlite|postgresql  FerretDB's backend (PostgreSQL where installed)
+  --secure              Kafka on SASL_SSL with ACLs, the store on TLS (not the gray scenarios)
+  --help                this text`;
+
+/** `npm run chaos` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
+export function chaosOptions(args: string[]): ChaosOptions | 'help' {
   const { values } = parseArgs({
     args,
     options: {
@@ -29,19 +49,24 @@ export function chaosOptions(args: string[]): ChaosOptions {
       'session-timeout': { type: 'string', default: '2000' },
       store: { type: 'string' },
       secure: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const scenario = [...SCENARIOS, 'gray' as const].find((name) => name === values.scenario);
+  if (values.help) return 'help';
+  const scenario = values.scenario === 'gray' ? 'gray' : scenarioNamed(values.scenario);
   if (scenario === undefined)
-    throw new Error(`--scenario takes ${SCENARIOS.join(', ')}, gray; got "${values.scenario}"`);
-  const gray = scenario === 'gray' || isGray(scenario);
-  if (gray && values.secure)
+    throw new Error(`--scenario takes ${NAMES}, gray; got "${values.scenario}"`);
+  const visible = scenario === 'gray' || scenario.gray ? undefined : scenario;
+  if (visible === undefined && values.secure)
     throw new Error(
-      `--scenario ${scenario} puts proxies on plaintext links: it does not run with --secure`,
+      `--scenario ${values.scenario} puts proxies on plaintext links: it does not run with --secure`,
     );
-  const brokers = brokerCount(values.brokers ?? (scenario === 'broker' ? '3' : '1'));
-  if (scenario === 'broker' && brokers !== 3)
-    throw new Error('--scenario broker kills one broker of three: run it with --brokers 3');
+  const needs = visible?.brokers;
+  const brokers = brokerCount(values.brokers ?? String(needs?.count ?? 1));
+  if (needs !== undefined && brokers !== needs.count)
+    throw new Error(
+      `--scenario ${values.scenario} ${needs.why}: run it with --brokers ${String(needs.count)}`,
+    );
   const sessionTimeoutMs = Number(values['session-timeout']);
   if (!Number.isInteger(sessionTimeoutMs) || sessionTimeoutMs < 1_000)
     throw new Error(
@@ -54,7 +79,7 @@ export function chaosOptions(args: string[]): ChaosOptions {
     scenario,
     brokers,
     connections: positive(values.connections, '--connections'),
-    minCreates: scenario === 'mixed' ? positive(values['min-creates'], '--min-creates') : 0,
+    minCreates: visible?.minCreates ? positive(values['min-creates'], '--min-creates') : 0,
     faultEveryMs: positive(values['fault-every'], '--fault-every') * 1_000,
     sessionTimeoutMs,
     store,

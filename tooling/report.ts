@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { benchHtml } from '#bench/report/bench-html.ts';
 import type { Report } from '#bench/report/results.ts';
-import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
+import { chaosHtml, type ChaosRecord } from '#chaos/report/html-report.ts';
 import { standaloneSvg } from './charts/chart-frame.ts';
 import { commandLine, readFlags } from './cli/command-line.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { activeController } from '#chaos/timeline.ts';
+import { activeController } from '#chaos/observe/timeline.ts';
 import { attachGateway } from '../support/gateway.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
 import { ownKafkaCluster } from '../support/own-kafka.ts';

@@ -1,4 +1,4 @@
-import type { Answer } from '#chaos/traffic.ts';
+import type { Answer } from '#chaos/observe/traffic.ts';
 
 let nextId = 0n;
 export const GATEWAY_0 = 'http://127.0.0.1:3000';

@@ -1,10 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '#chaos/figures.ts';
-import { targetsOf } from '#chaos/targets.ts';
-import { activeController, rebalanceTimeline } from '#chaos/timeline.ts';
-import type { Answer } from '#chaos/traffic.ts';
+import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '#chaos/report/figures.ts';
+import { broker } from '#chaos/scenarios/visible/broker.ts';
+import { gateways } from '#chaos/scenarios/visible/gateways.ts';
+import { rolling } from '#chaos/scenarios/visible/rolling.ts';
+import { scale } from '#chaos/scenarios/visible/scale.ts';
+import { writerKill } from '#chaos/scenarios/visible/writer-kill.ts';
+import { activeController, rebalanceTimeline } from '#chaos/observe/timeline.ts';
+import type { Answer } from '#chaos/observe/traffic.ts';
 import { answer, timedOut } from '../support/chaos-answers.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 
@@ -76,32 +80,20 @@ describe('Chaos targets', () => {
   it('When a scale run answered everything fast, then both targets are met; one 504 or a slow p99 misses them', () => {
     const changes = [change('scale 1 → 3', 1_000, 2_000)];
     const fast = Array.from({ length: 200 }, (_, index) => answer(1_000 + index, 1_050 + index));
-    expect(targetsOf({ scenario: 'scale', load: fast, changes }).map(({ met }) => met)).toEqual([
-      true,
-      true,
-    ]);
+    expect(scale.targets({ load: fast, changes }).map(({ met }) => met)).toEqual([true, true]);
     const slow = [...fast, ...Array.from({ length: 3 }, () => answer(1_500, 2_600))];
-    expect(targetsOf({ scenario: 'scale', load: slow, changes }).map(({ met }) => met)).toEqual([
-      true,
-      false,
-    ]);
+    expect(scale.targets({ load: slow, changes }).map(({ met }) => met)).toEqual([true, false]);
     const failed = [...fast, answer(1_100, 6_100, timedOut)];
-    expect(targetsOf({ scenario: 'rolling', load: failed, changes })[0]?.met).toBe(false);
+    expect(rolling.targets({ load: failed, changes })[0]?.met).toBe(false);
   });
 
   it('When 1 % of a broker run fails and it recovers in 10 s, then its targets are met, and just over either misses', () => {
     const changes = [change('kill', 1_000)];
     const ok = Array.from({ length: 99 }, (_, index) => answer(2_000 + index, 2_010 + index));
     const met = [...ok, answer(1_000, 11_000, { status: 503, error: 5030 })];
-    expect(targetsOf({ scenario: 'broker', load: met, changes }).map(({ met }) => met)).toEqual([
-      true,
-      true,
-    ]);
+    expect(broker.targets({ load: met, changes }).map(({ met }) => met)).toEqual([true, true]);
     const missed = [...met, answer(1_000, 11_001, { status: 503, error: 5030 })];
-    expect(targetsOf({ scenario: 'broker', load: missed, changes }).map(({ met }) => met)).toEqual([
-      false,
-      false,
-    ]);
+    expect(broker.targets({ load: missed, changes }).map(({ met }) => met)).toEqual([false, false]);
   });
 
   it('When a writer-kill run fails a request on a partition the killed writer did not hold, then that target is missed', () => {
@@ -110,9 +102,9 @@ describe('Chaos targets', () => {
     const elsewhere = answer(1_100, 2_000, timedOut);
     const partitionOf = (each: Answer) => (each === elsewhere ? 2 : 0);
     const killedPartitions = new Map([['kill', [0]]]);
-    const input = { scenario: 'writer-kill' as const, changes, partitionOf, killedPartitions };
-    expect(targetsOf({ ...input, load: [onHeld] })[0]?.met).toBe(true);
-    expect(targetsOf({ ...input, load: [onHeld, elsewhere] })[0]).toMatchObject({
+    const input = { changes, partitionOf, killedPartitions };
+    expect(writerKill.targets({ ...input, load: [onHeld] })[0]?.met).toBe(true);
+    expect(writerKill.targets({ ...input, load: [onHeld, elsewhere] })[0]).toMatchObject({
       met: false,
       measured: '1 of 2 failed requests were on other partitions',
     });
@@ -122,12 +114,12 @@ describe('Chaos targets', () => {
 describe('Chaos targets of the gateways scenario', () => {
   const kill = change('SIGKILL gateway 2 of 4', 1_000);
   const killedGateways = new Map([[kill.name, 'http://127.0.0.1:4002']]);
-  const input = { scenario: 'gateways' as const, changes: [kill], killedGateways };
+  const input = { changes: [kill], killedGateways };
   const atKilled = { url: 'http://127.0.0.1:4002', status: 0, failure: 'other side closed' };
 
   it('When only requests in flight at the killed gateway failed, then the target is met', () => {
     const load = [answer(900, 1_001, atKilled), answer(1_100, 1_150)];
-    expect(targetsOf({ ...input, load })[0]).toMatchObject({
+    expect(gateways.targets({ ...input, load })[0]).toMatchObject({
       met: true,
       measured: '0 others answered 503/504/none; 1 in flight at the killed gateway failed',
     });
@@ -138,7 +130,7 @@ describe('Chaos targets of the gateways scenario', () => {
     const later = answer(1_200, 1_300, atKilled);
     const timedOutLater = answer(2_000, 7_000, timedOut);
     for (const failed of [elsewhere, later, timedOutLater])
-      expect(targetsOf({ ...input, load: [failed] })[0]?.met).toBe(false);
+      expect(gateways.targets({ ...input, load: [failed] })[0]?.met).toBe(false);
   });
 });
 

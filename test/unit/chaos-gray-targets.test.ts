@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Change } from '#chaos/figures.ts';
+import type { Change } from '#chaos/report/figures.ts';
 import {
   longestSilentPartition,
   mostInFlight,
   offsetsMovedBack,
   readinessChanges,
   rssGrowth,
-  type Sample,
-} from '#chaos/gray-figures.ts';
-import { GRAY_TARGETS, type GrayInput } from '#chaos/gray-targets.ts';
-import type { LogEvent } from '#chaos/timeline.ts';
-import type { Answer } from '#chaos/traffic.ts';
+} from '#chaos/report/gray-figures.ts';
+import type { Sample } from '#chaos/observe/probe.ts';
+import { brokerBlackholeGateway } from '#chaos/scenarios/gray/broker-blackhole-gateway.ts';
+import { storeCutOne } from '#chaos/scenarios/gray/store-cut-one.ts';
+import { storeSlow } from '#chaos/scenarios/gray/store-slow.ts';
+import type { GrayInput } from '#chaos/scenarios/scenario.ts';
+import type { LogEvent } from '#chaos/observe/timeline.ts';
+import type { Answer } from '#chaos/observe/traffic.ts';
 import { answer, timedOut } from '../support/chaos-answers.ts';
 
 const change = (name: string, at: number): Change => ({ name, at, doneAt: at + 10 });
@@ -63,7 +66,7 @@ describe('Gray chaos targets', () => {
       sample(21_000, { running: true, ready: 'not ready' }, 2),
       sample(80_000, { running: true, ready: 'ready' }),
     ];
-    const targets = GRAY_TARGETS['store-cut-one'](
+    const targets = storeCutOne.targets(
       input({ load, samples, rebalances: [rebalance(20_000), rebalance(79_000)] }),
     );
     expect(targets.filter(({ met }) => !met)).toEqual([]);
@@ -73,7 +76,7 @@ describe('Gray chaos targets', () => {
   it('When 504s go on past 15 s after the cut and the writer never comes back, then store-cut-one says which targets are missed', () => {
     const load = steadyLoad(105_000, (at) => (at >= 15_000 && at % 1_000 === 0 ? timedOut : {}));
     const samples = [sample(14_000, { running: true, ready: 'ready' })];
-    const targets = GRAY_TARGETS['store-cut-one'](
+    const targets = storeCutOne.targets(
       input({ load, samples, rebalances: [1, 2, 3].map((n) => rebalance(15_000 + n)) }),
     );
     expect(targets.filter(({ met }) => !met).map(({ target }) => target)).toEqual([
@@ -93,7 +96,8 @@ describe('Gray chaos targets', () => {
     const samples: Sample[] = [
       { at: 20_000, processes: { 'gateway-1': { running: true, ready: 'not ready', rssKb: 100 } } },
     ];
-    const missed = GRAY_TARGETS['broker-blackhole-gateway'](input({ load, samples }))
+    const missed = brokerBlackholeGateway
+      .targets(input({ load, samples }))
       .filter(({ met }) => !met)
       .map(({ target }) => target);
     expect(missed).toEqual([
@@ -106,7 +110,7 @@ describe('Gray chaos targets', () => {
   it('When 10 creates a second are answered at 1 s each way, then store-slow meets half of what the closed loop of 32 clients allows', () => {
     const changes = [change('1 s', 15_000), change('3 s', 75_000), change('heal', 105_000)];
     const load = steadyLoad(140_000);
-    const targets = GRAY_TARGETS['store-slow'](input({ load, changes, loadEndedAt: 140_000 }));
+    const targets = storeSlow.targets(input({ load, changes, loadEndedAt: 140_000 }));
     expect(targets.find(({ target }) => target.includes('closed loop'))).toEqual({
       target: 'at 1 s: ≥ 50 % of what the closed loop allows (16/s)',
       met: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Answer, Content } from '#chaos/traffic.ts';
-import { verdict, type StoredPlant } from '#chaos/verdict.ts';
+import type { Answer, Content } from '#chaos/observe/traffic.ts';
+import { verdict, type StoredPlant } from '#chaos/report/verdict.ts';
 
 const fern: Content = { id: 1n, name: 'Fern', tag: 'green' };
 const other: Content = { id: 1n, name: 'Other' };

@@ -9,7 +9,7 @@ import { benchHtml } from '#bench/report/bench-html.ts';
 import { projectRoot } from '#local/provision/paths.ts';
 import { createsAnswered, DISTRIBUTION } from '#bench/closed-loop/load.ts';
 import type { Report } from '#bench/report/results.ts';
-import { chaosHtml, type ChaosRecord } from '#chaos/html-report.ts';
+import { chaosHtml, type ChaosRecord } from '#chaos/report/html-report.ts';
 import { openPage, startBrowser, type OpenedPage } from '../support/headless-browser.ts';
 
 const recorded = async <T>(name: string) =>

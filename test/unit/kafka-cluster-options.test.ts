@@ -57,7 +57,7 @@ describe('A local Kafka of one node or three', () => {
 describe('npm run chaos flags', () => {
   it('When no flag is given, then the mixed scenario runs on one broker with a 2 s writer session', () => {
     expect(chaosOptions([])).toMatchObject({
-      scenario: 'mixed',
+      scenario: { name: 'mixed' },
       brokers: 1,
       minCreates: 20_000,
       faultEveryMs: 15_000,
@@ -69,7 +69,7 @@ describe('npm run chaos flags', () => {
   it('When a gray scenario or all of them are asked for, then they run on one broker without a creates quota', () => {
     for (const scenario of ['store-cut-one', 'reply-slow', 'gray'])
       expect(chaosOptions(['--scenario', scenario])).toMatchObject({
-        scenario,
+        scenario: scenario === 'gray' ? 'gray' : { name: scenario },
         brokers: 1,
         minCreates: 0,
       });

@@ -1,6 +1,6 @@
 import { AssignerProtocol, type GroupDescription } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { describeMembers } from '#chaos/fleet.ts';
+import { describeMembers } from '#chaos/stack/fleet.ts';
 import { describeGroup } from '#local/kafka/group-stability.ts';
 
 function member(memberId: string, assignment: Record<string, number[]>) {

@@ -1,6 +1,6 @@
 import { elapsed, runningP99, type ProgressLine } from '#local/process/progress-line.ts';
 import type { Answer } from './traffic.ts';
-import { isOutage } from './verdict.ts';
+import { isOutage } from '../report/verdict.ts';
 
 /**
  * Shows, once a second while the load runs, how it is going: the phase (the last change made),

@@ -1,8 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerProcess } from '#local/process/server-process.ts';
-import type { GroupState } from './cluster.ts';
-import type { ProcessSample, Sample } from './gray-figures.ts';
+import type { GroupState } from '../stack/cluster.ts';
+
+/** One process as the run's probe saw it. */
+export interface ProcessSample {
+  running: boolean;
+  /** Its `/readyz`: 2xx, another status, or none within the probe's wait (a frozen process). */
+  ready: 'ready' | 'not ready' | 'no answer';
+  /** VmRSS, while it runs. */
+  rssKb?: number;
+}
+
+/** What the probe saw at one moment: every process, the writers' group, its committed offsets. */
+export interface Sample {
+  at: number;
+  processes: Record<string, ProcessSample>;
+  group?: { stable: boolean; members: number };
+  /** The writers' committed offset of each command partition. */
+  committed?: Record<number, string>;
+}
 
 export interface ProbeOptions {
   /** Each process under load and where it answers `/readyz`. */

@@ -6,9 +6,9 @@ import {
   slowAnswerMs,
   type Change,
 } from './figures.ts';
-import type { Target } from './targets.ts';
-import type { LogEvent } from './timeline.ts';
-import type { Answer } from './traffic.ts';
+import type { Target } from '../scenarios/scenario.ts';
+import type { LogEvent } from '../observe/timeline.ts';
+import type { Answer } from '../observe/traffic.ts';
 import type { Finding } from './verdict.ts';
 
 export interface RunReport {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isConclusive, type Answer, type Content } from './traffic.ts';
+import { isConclusive, type Answer, type Content } from '../observe/traffic.ts';
 
 export interface StoredPlant {
   name: string;

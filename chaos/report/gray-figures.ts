@@ -1,30 +1,7 @@
-import type { LogEvent } from './timeline.ts';
-import { isConclusive, type Answer } from './traffic.ts';
-
-/** One process as the run's probe saw it. */
-export interface ProcessSample {
-  running: boolean;
-  /** Its `/readyz`: 2xx, another status, or none within the probe's wait (a frozen process). */
-  ready: 'ready' | 'not ready' | 'no answer';
-  /** VmRSS, while it runs. */
-  rssKb?: number;
-}
-
-/** What the probe saw at one moment: every process, the writers' group, its committed offsets. */
-export interface Sample {
-  at: number;
-  processes: Record<string, ProcessSample>;
-  group?: { stable: boolean; members: number };
-  /** The writers' committed offset of each command partition. */
-  committed?: Record<number, string>;
-}
-
-/** A line of a service's own log (pino: `time` and `msg`). */
-export interface ServiceLogLine {
-  at: number;
-  process: string;
-  msg: string;
-}
+import type { LogEvent } from '../observe/timeline.ts';
+import type { ProcessSample, Sample } from '../observe/probe.ts';
+import type { ServiceLogLine } from '../observe/service-logs.ts';
+import { isConclusive, type Answer } from '../observe/traffic.ts';
 
 export interface Window {
   from: number;

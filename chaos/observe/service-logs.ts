@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { ServiceLogLine } from './gray-figures.ts';
+
+/** A line of a service's own log (pino: `time` and `msg`). */
+export interface ServiceLogLine {
+  at: number;
+  process: string;
+  msg: string;
+}
 
 /** Every line of the services' JSON logs (pino) with its time and message; other lines are skipped. */
 export function serviceLogLines(

@@ -3,8 +3,8 @@ import { lineChart, type Mark, type Series } from '#tooling/charts/line-chart.ts
 import { htmlPage, htmlTable, paragraph, type RenderedReport } from '#tooling/charts/page.ts';
 import { percentile } from '#tooling/statistics/percentile.ts';
 import { changeFigures, durationOf, slowAnswerMs, type Change } from './figures.ts';
-import type { Target } from './targets.ts';
-import type { Answer } from './traffic.ts';
+import type { Target } from '../scenarios/scenario.ts';
+import type { Answer } from '../observe/traffic.ts';
 import { isOutage, type Finding } from './verdict.ts';
 
 /** A chaos run as written beside its answers (`run.json`), for its HTML page. */

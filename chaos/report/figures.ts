@@ -1,6 +1,6 @@
 import { percentile } from '#tooling/statistics/percentile.ts';
 import { isOutage } from './verdict.ts';
-import type { Answer } from './traffic.ts';
+import type { Answer } from '../observe/traffic.ts';
 
 /** One change made while the load ran: a fault, a scaling step, one step of a rolling update. */
 export interface Change {
