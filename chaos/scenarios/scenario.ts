@@ -10,8 +10,8 @@ import type { GrayLinks } from '../stack/process-links.ts';
 
 /**
  * A scenario: the changes it makes while the load runs, and what it promises the clients
- * (docs/operations.md, "The chaos run"). The visible ones change processes the way operators and
- * crashes do; the gray ones (docs/operations.md, "Gray faults") fault one path a process cannot
+ * (docs/how-to/run-chaos.md). The visible ones change processes the way operators and
+ * crashes do; the gray ones (docs/failure-modes.md, "Gray faults") fault one path a process cannot
  * see from inside, through toxiproxy.
  */
 export type Scenario = VisibleScenario | GrayScenario;
