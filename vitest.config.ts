@@ -20,7 +20,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/{gateway,writer,infra}/**/*.test.ts'],
+          // test/tooling: tests of the tooling that start processes or a browser, or measure for
+          // seconds; the unit project stays in-process and quick.
+          include: ['test/{gateway,writer,infra,tooling}/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
         },
       },
