@@ -1,7 +1,23 @@
-import { defineConfig } from 'vitest/config';
+import { globSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultExclude, defineConfig } from 'vitest/config';
 import { SlowestTestsReporter } from './test/support/slowest-tests-reporter.ts';
 
-/** `npm test` runs every project; `npm run test:unit|test:integration|test:deploy|test:secured` one. */
+const UNIT_TESTS = 'test/unit/**/*.test.ts';
+/**
+ * The unit tests share their worker's modules (isolate: false): loading kafkajs, mongodb and
+ * typebox once per worker instead of once per file is most of their time. A file that replaces a
+ * module with vi.mock cannot share them: its mock misses a module an earlier file loaded, and the
+ * next file can get it. Those files run apart, each with modules of its own.
+ */
+const MOCKING_UNIT_TESTS = globSync(UNIT_TESTS, { cwd: import.meta.dirname }).filter((file) =>
+  readFileSync(join(import.meta.dirname, file), 'utf8').includes('vi.mock('),
+);
+
+/**
+ * `npm test` runs every project; `npm run test:unit` the unit and unit-isolated ones,
+ * `npm run test:integration|test:deploy|test:secured` one.
+ */
 export default defineConfig({
   test: {
     // Limits on hangs, not measures: a test takes at most a quarter of its timeout, which the
@@ -14,13 +30,25 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: [UNIT_TESTS],
+          exclude: [...defaultExclude, ...MOCKING_UNIT_TESTS],
+          pool: 'threads',
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'unit-isolated', include: MOCKING_UNIT_TESTS },
       },
       {
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/{gateway,writer,infra}/**/*.test.ts'],
+          // test/tooling: tests of the tooling that start processes or a browser, or measure for
+          // seconds; the unit project stays in-process and quick.
+          include: ['test/{gateway,writer,infra,tooling}/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
         },
       },

@@ -12,6 +12,8 @@ interface Codec {
 const codecOf = (type: Exclude<CompressionTypes, CompressionTypes.None>) =>
   (CompressionCodecs[type] as () => Codec)();
 const records = Buffer.from('{"id": 1, "name": "Monstera"}'.repeat(5_000));
+/** A buffer as text of one character a byte: toEqual compares buffers this long in 0.3 s. */
+const bytesOf = (buffer: Buffer) => buffer.toString('latin1');
 
 describe('Kafka codecs', () => {
   it.each([CompressionTypes.Snappy, CompressionTypes.LZ4, CompressionTypes.ZSTD] as const)(
@@ -22,14 +24,14 @@ describe('Kafka codecs', () => {
       const compressed = await codec.compress({ buffer: records });
 
       expect(compressed.length).toBeLessThan(records.length / 10);
-      expect(await codec.decompress(compressed)).toEqual(records);
+      expect(bytesOf(await codec.decompress(compressed))).toBe(bytesOf(records));
     },
   );
 
   it('When a snappy batch is one raw block without xerial framing, then it decompresses too', async () => {
     const codec = codecOf(CompressionTypes.Snappy);
 
-    expect(await codec.decompress(compressSync(records))).toEqual(records);
+    expect(bytesOf(await codec.decompress(compressSync(records)))).toBe(bytesOf(records));
   });
 
   it('When a xerial chunk claims more bytes than the batch holds, then decompression fails instead of reading past it', async () => {

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { elapsed, progressLine } from '#local/process/progress-line.ts';
 import { GO_PACKAGES_COMPILED, runLogged } from '#local/process/run-logged.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
@@ -55,19 +55,34 @@ describe('A progress line', () => {
   });
 
   it('When a build step runs, then it is named with its time, the units its tool reported done and its log, a silent tool is said to be still working, and its end is told', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const dir = await temporaryDirectory();
     const logFile = join(dir, 'provision.log');
     const out = output(true);
 
-    await runLogged(
+    // The tool stays silent until the test has moved the clock 2 s on, then ends.
+    const step = runLogged(
       'sh',
-      ['-c', 'echo example.com/a/b; echo runtime; echo "not: a package"; sleep 2.2'],
+      [
+        '-c',
+        'echo example.com/a/b; echo runtime; echo "not: a package"; until [ -e silent-enough ]; do sleep 0.02; done',
+      ],
       {
         cwd: dir,
         logFile,
         progress: { step: 'building it', counts: GO_PACKAGES_COMPILED, out, silentAfterMs: 500 },
       },
     );
+    // The log's first line is the command, which names the output too.
+    await vi.waitFor(() => {
+      expect(readFileSync(logFile, 'utf8')).toMatch(/^not: a package$/m);
+    });
+    await vi.advanceTimersByTimeAsync(2_200);
+    writeFileSync(join(dir, 'silent-enough'), '');
+    await step;
 
     expect(out.written[0]).toBe(
       `\r\x1b[2K  building it: 0 s, 0 packages compiled (log: ${logFile})`,

@@ -5,13 +5,38 @@ import {
   KafkaJSProtocolError,
 } from 'kafkajs';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeErrorIsRetriable } from '#writer/store/store-client.ts';
 import { ConfigError } from '#shared/config.ts';
 import { LeadersNotReadyError, leadersMissing } from '#shared/ensure-topics.ts';
 import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
 import { createLogger } from '#shared/logger.ts';
 import { StartUpError, startUpWithin } from '#shared/start-up.ts';
+
+// The start-up pauses with node:timers/promises, whose setTimeout vitest's fake timers leave as
+// it is: here it waits on the global setTimeout, which they replace.
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const timers = await importOriginal<typeof import('node:timers/promises')>();
+  const setTimeout = <T>(
+    ms?: number,
+    value?: T,
+    { signal, ref }: { signal?: AbortSignal; ref?: boolean } = {},
+  ) =>
+    new Promise<T | undefined>((resolve, reject) => {
+      const abort = () => {
+        globalThis.clearTimeout(timer);
+        reject(new DOMException('The operation was aborted', 'AbortError'));
+      };
+      const timer = globalThis.setTimeout(() => {
+        signal?.removeEventListener('abort', abort);
+        resolve(value);
+      }, ms);
+      if (ref === false) timer.unref();
+      if (signal?.aborted === true) abort();
+      else signal?.addEventListener('abort', abort, { once: true });
+    });
+  return { ...timers, setTimeout };
+});
 
 /** A protocol error as kafkajs makes it from a code in a broker's answer. */
 function protocolError(type: string, code: number, retriable: boolean, message: string) {
@@ -100,13 +125,20 @@ describe('Which store errors a start-up retries', () => {
 });
 
 describe('A start-up step retried within its bound', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   it('When an attempt fails with retriable errors, then each is logged with what is waited for, and the step goes on until it succeeds', async () => {
     const { startUp, lines } = loggedStartUp(30_000);
     const step = failingFirst(unknownTopic(), unknownTopic());
 
-    const result = await startUp.retry('the topics', step.attempt, kafkaErrorIsRetriable);
+    const result = startUp.retry('the topics', step.attempt, kafkaErrorIsRetriable);
+    await vi.runAllTimersAsync();
 
-    expect(result).toBe('started');
+    expect(await result).toBe('started');
     expect(step.calls()).toBe(3);
     expect(lines.map(({ msg, attempt }) => [msg, attempt])).toEqual([
       [
@@ -145,19 +177,23 @@ describe('A start-up step retried within its bound', () => {
         ),
       );
 
-    await expect(startUp.retry('Kafka', attempt, kafkaErrorIsRetriable)).rejects.toThrow(
+    const failed = expect(startUp.retry('Kafka', attempt, kafkaErrorIsRetriable)).rejects.toThrow(
       'gave up waiting for Kafka after 600 ms (STARTUP_TIMEOUT_MS): Connection error: connect ECONNREFUSED 127.0.0.1:9092',
     );
+    await vi.runAllTimersAsync();
+    await failed;
   });
 
   it('When an attempt is still running at the bound, then the step fails saying so', async () => {
     const { startUp } = loggedStartUp(50);
 
-    await expect(
+    const failed = expect(
       startUp.retry('the store', () => new Promise(() => undefined), storeErrorIsRetriable),
     ).rejects.toThrow(
       'gave up waiting for the store after 50 ms (STARTUP_TIMEOUT_MS): attempt 1 had not ended',
     );
+    await vi.runAllTimersAsync();
+    await failed;
   });
 
   it('When the bound ends during an attempt after a failed one, then the step fails naming the last failure', async () => {
@@ -166,9 +202,13 @@ describe('A start-up step retried within its bound', () => {
     const attempt = () =>
       step.calls() === 0 ? step.attempt() : new Promise<string>(() => undefined);
 
-    await expect(startUp.retry('the topics', attempt, kafkaErrorIsRetriable)).rejects.toThrow(
+    const failed = expect(
+      startUp.retry('the topics', attempt, kafkaErrorIsRetriable),
+    ).rejects.toThrow(
       'gave up waiting for the topics after 2000 ms (STARTUP_TIMEOUT_MS): This server does not host this topic-partition (UNKNOWN_TOPIC_OR_PARTITION) (attempt 2 had not ended)',
     );
+    await vi.runAllTimersAsync();
+    await failed;
   });
 
   it('When a setting is refused, then its ConfigError passes through unchanged', async () => {

@@ -36,7 +36,7 @@ export const OPENSSL: Tool = {
 
 export const CHROMIUM: Tool = {
   command: 'chromium',
-  neededFor: 'opening the HTML reports in a headless browser (test/unit/html-report.test.ts)',
+  neededFor: 'opening the HTML reports in a headless browser (test/tooling/html-report.test.ts)',
   install: 'install Chromium (Debian/Ubuntu: apt-get install chromium)',
 };
 

@@ -229,7 +229,7 @@ function seconds(points: readonly DrawnPoint[]): number {
 describe('a machine without Chromium', () => {
   it('When the browser is started, then the error names Chromium, what it is for and how to install it', async () => {
     await expect(startBrowser({ PATH: '/nonexistent' })).rejects.toThrow(
-      'Missing chromium on PATH:\n  - chromium, for opening the HTML reports in a headless browser (test/unit/html-report.test.ts): install Chromium (Debian/Ubuntu: apt-get install chromium)',
+      'Missing chromium on PATH:\n  - chromium, for opening the HTML reports in a headless browser (test/tooling/html-report.test.ts): install Chromium (Debian/Ubuntu: apt-get install chromium)',
     );
   });
 });
