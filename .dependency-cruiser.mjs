@@ -54,6 +54,14 @@ export default {
       to: { path: '^(bench|chaos)/' },
     },
     {
+      name: 'tooling-not-deploy',
+      severity: 'error',
+      comment:
+        'deploy/local uses what the tools share (progress lines, flags); the other way round would make one concern of both.',
+      from: { path: '^tooling/' },
+      to: { path: '^deploy/' },
+    },
+    {
       name: 'tooling-not-services',
       severity: 'error',
       comment: 'What the tools share (flags, statistics, charts) knows nothing of the product.',
