@@ -49,9 +49,17 @@ export default {
       name: 'tooling-not-bench-chaos',
       severity: 'error',
       comment:
-        "tooling/ is what bench and chaos share; only tooling/report.ts, which renders either one's record, imports them.",
-      from: { path: '^tooling/', pathNot: '^tooling/report[.]ts$' },
+        "tooling/ is what bench and chaos share; only tooling/report-main.ts, which renders either one's record, imports them.",
+      from: { path: '^tooling/', pathNot: '^tooling/report-main[.]ts$' },
       to: { path: '^(bench|chaos)/' },
+    },
+    {
+      name: 'tooling-not-deploy',
+      severity: 'error',
+      comment:
+        'deploy/local uses what the tools share (progress lines, flags); the other way round would make one concern of both.',
+      from: { path: '^tooling/' },
+      to: { path: '^deploy/' },
     },
     {
       name: 'tooling-not-services',

@@ -1,4 +1,4 @@
-import type { ProgressLine } from '#local/process/progress-line.ts';
+import type { ProgressLine } from '#tooling/progress/progress-line.ts';
 import type { LocalStack } from '#local/stack.ts';
 import type { Calibration } from './probes/calibration.ts';
 import type { IdRanges } from './closed-loop/id-ranges.ts';

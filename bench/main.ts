@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { cacheRoot, stateRoot } from '#local/provision/paths.ts';
-import { progressLine } from '#local/process/progress-line.ts';
+import { progressLine } from '#tooling/progress/progress-line.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { stopOnSignal } from '#local/process/stop-on-signal.ts';
 import { commandLine, EXIT_CODES } from '#tooling/cli/command-line.ts';

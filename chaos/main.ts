@@ -1,4 +1,5 @@
-import { chaosOptions, USAGE, type ChaosOptions } from './options.ts';
+import { commandLine } from '#tooling/cli/command-line.ts';
+import { chaosOptions, USAGE } from './options.ts';
 import { runEachGrayScenario } from './run-each-gray.ts';
 import { runScenario } from './run-scenario.ts';
 
@@ -7,18 +8,7 @@ import { runScenario } from './run-scenario.ts';
  * flag (with the usage, on stderr), 0 for --help.
  */
 export async function main(args: string[]): Promise<void> {
-  let options: ChaosOptions | 'help';
-  try {
-    options = chaosOptions(args);
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (options === 'help') {
-    console.log(USAGE);
-    return;
-  }
+  const options = commandLine(USAGE, () => chaosOptions(args));
   const { scenario } = options;
   const passed =
     scenario === 'gray'

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { brokerCount } from '#local/kafka/broker-count.ts';
+import { readFlags } from '#tooling/cli/command-line.ts';
 import { scenarioNamed, SCENARIOS } from './scenarios/catalogue.ts';
 import type { Scenario } from './scenarios/scenario.ts';
 
@@ -38,7 +38,7 @@ export const USAGE = `npm run chaos -- [flags]
 
 /** `npm run chaos` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
 export function chaosOptions(args: string[]): ChaosOptions | 'help' {
-  const { values } = parseArgs({
+  const flags = readFlags({
     args,
     options: {
       scenario: { type: 'string', default: 'mixed' },
@@ -49,10 +49,10 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
       'session-timeout': { type: 'string', default: '2000' },
       store: { type: 'string' },
       secure: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return 'help';
+  if (flags === 'help') return 'help';
+  const { values } = flags;
   const scenario = values.scenario === 'gray' ? 'gray' : scenarioNamed(values.scenario);
   if (scenario === undefined)
     throw new Error(`--scenario takes ${NAMES}, gray; got "${values.scenario}"`);

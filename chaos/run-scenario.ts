@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stateRoot } from '#local/provision/paths.ts';
-import { progressLine } from '#local/process/progress-line.ts';
+import { progressLine } from '#tooling/progress/progress-line.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices } from '#local/services.ts';
 import { startLocalStack } from '#local/stack.ts';

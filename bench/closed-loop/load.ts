@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { elapsed, runningP99 } from '#local/process/progress-line.ts';
+import { elapsed } from '#tooling/progress/progress-line.ts';
+import { runningP99 } from '#tooling/statistics/running-p99.ts';
 import { percentile } from '#tooling/statistics/percentile.ts';
 
 export interface LoadResult {

@@ -1,4 +1,4 @@
-import type { ProgressLine } from '#local/process/progress-line.ts';
+import type { ProgressLine } from '#tooling/progress/progress-line.ts';
 import {
   createsAnswered,
   loadPlants,

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { elapsed, runningP99 } from '#local/process/progress-line.ts';
+import { elapsed } from '#tooling/progress/progress-line.ts';
+import { runningP99 } from '#tooling/statistics/running-p99.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { plantBody } from '../closed-loop/load.ts';
 import { sampleMachine, sampleProcesses, type SampledProcess } from '../probes/process-stats.ts';

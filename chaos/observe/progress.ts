@@ -1,4 +1,5 @@
-import { elapsed, runningP99, type ProgressLine } from '#local/process/progress-line.ts';
+import { elapsed, type ProgressLine } from '#tooling/progress/progress-line.ts';
+import { runningP99 } from '#tooling/statistics/running-p99.ts';
 import type { Answer } from './traffic.ts';
 import { isOutage } from '../report/verdict.ts';
 

@@ -114,7 +114,7 @@ describe.skipIf(localServersUnavailable)('npm run infra', { timeout: OWN_STACK_T
       '29094',
     ]);
 
-    expect(await infra.exited).toBe(1);
+    expect(await infra.exited).toBe(2);
     expect(infra.output()).toContain('Port 29094 would be used twice.');
   });
 });

@@ -1,5 +1,11 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM, findOnPath, MissingToolError } from '#local/provision/tools.ts';
+import { findOnPath, MissingToolError, type Tool } from '#local/provision/tools.ts';
+
+const CHROMIUM: Tool = {
+  command: 'chromium',
+  neededFor: 'opening the HTML reports in a headless browser (test/tooling/html-report.test.ts)',
+  install: 'install Chromium (Debian/Ubuntu: apt-get install chromium)',
+};
 
 /** What a page logged as an error, or threw, while it loaded. */
 export interface OpenedPage {

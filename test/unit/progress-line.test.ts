@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { elapsed, progressLine } from '#local/process/progress-line.ts';
+import { elapsed, progressLine } from '#tooling/progress/progress-line.ts';
 import { GO_PACKAGES_COMPILED, runLogged } from '#local/process/run-logged.ts';
 import { temporaryDirectory } from '../support/local-servers.ts';
 

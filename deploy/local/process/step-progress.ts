@@ -1,4 +1,4 @@
-import { elapsed, progressLine, type ProgressOutput } from './progress-line.ts';
+import { elapsed, progressLine, type ProgressOutput } from '#tooling/progress/progress-line.ts';
 
 /** How a long build step tells its progress (`runLogged`). */
 export interface StepProgress {

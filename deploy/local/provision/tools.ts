@@ -34,12 +34,6 @@ export const OPENSSL: Tool = {
   install: 'install OpenSSL (Debian/Ubuntu: apt-get install openssl)',
 };
 
-export const CHROMIUM: Tool = {
-  command: 'chromium',
-  neededFor: 'opening the HTML reports in a headless browser (test/tooling/html-report.test.ts)',
-  install: 'install Chromium (Debian/Ubuntu: apt-get install chromium)',
-};
-
 const ALTERNATIVE =
   'Alternatively run a Docker engine (the tests then use testcontainers) or point ' +
   'KAFKA_BROKERS and MONGODB_URI at running servers.';

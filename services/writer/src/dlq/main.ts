@@ -19,26 +19,49 @@ import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-lett
 
 const USAGE = 'npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    error: { type: 'string' },
-    since: { type: 'string' },
-    yes: { type: 'boolean', default: false },
-  },
-});
-const [action] = positionals;
-const error = values.error === undefined ? undefined : Number(values.error);
-const since = values.since === undefined ? undefined : new Date(values.since);
-if (
-  positionals.length !== 1 ||
-  (action !== 'list' && action !== 'replay') ||
-  (error !== undefined && !Number.isInteger(error)) ||
-  (since !== undefined && Number.isNaN(since.getTime()))
-) {
-  console.error(`usage: ${USAGE}`);
+interface DlqArguments {
+  action: 'list' | 'replay';
+  error: number | undefined;
+  since: Date | undefined;
+  yes: boolean;
+}
+
+/** The command line, checked: throws an error naming what is wrong with it. */
+function dlqArguments(args: string[]): DlqArguments {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      error: { type: 'string' },
+      since: { type: 'string' },
+      yes: { type: 'boolean', default: false },
+    },
+  });
+  const [action, ...extra] = positionals;
+  if ((action !== 'list' && action !== 'replay') || extra.length > 0)
+    throw new Error(
+      `one action is needed, list or replay; got ${positionals.length === 0 ? 'none' : `"${positionals.join(' ')}"`}`,
+    );
+  const error = values.error === undefined ? undefined : Number(values.error);
+  if (error !== undefined && !Number.isInteger(error))
+    throw new Error(`--error takes an error code, a whole number; got "${String(values.error)}"`);
+  const since = values.since === undefined ? undefined : new Date(values.since);
+  if (since !== undefined && Number.isNaN(since.getTime()))
+    throw new Error(`--since takes an ISO-8601 time; got "${String(values.since)}"`);
+  return { action, error, since, yes: values.yes };
+}
+
+let command: DlqArguments;
+try {
+  command = dlqArguments(process.argv.slice(2));
+} catch (refused) {
+  // Exits before any client is made, as every tool of the project does on a refused command line.
+  console.error(
+    `${refused instanceof Error ? refused.message : String(refused)}\n\nusage: ${USAGE}`,
+  );
   process.exit(2);
 }
+const { action, error, since, yes } = command;
 
 const config = configOrExit(() => {
   const settings = readConfig(Type.Object(sharedSettings));
@@ -63,7 +86,7 @@ for (const letter of letters) console.log(JSON.stringify(printable(letter)));
 
 if (action === 'list') {
   console.error(`${String(letters.length)} dead letters on ${topics.dlq}`);
-} else if (!values.yes) {
+} else if (!yes) {
   console.error(
     `${String(letters.length)} dead letters would be replayed to ${topics.create}; add --yes to replay them`,
   );
