@@ -1,7 +1,7 @@
 import { globSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultExclude, defineConfig } from 'vitest/config';
-import { SlowestTestsReporter } from './test/support/slowest-tests-reporter.ts';
+import { SlowestTestsReporter } from '#test/support/reporting/slowest-tests-reporter.ts';
 
 const UNIT_TESTS = 'test/unit/**/*.test.ts';
 /**

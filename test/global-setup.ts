@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { selectServers } from './support/select-servers.ts';
-import type { TestServers } from './support/test-servers.ts';
+import { selectServers } from './support/servers/select-servers.ts';
+import type { TestServers } from './support/servers/test-servers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

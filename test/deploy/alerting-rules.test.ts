@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { projectRoot } from '#local/provision/paths.ts';
-import type { PrometheusRule, RuleGroup } from '../support/deploy-manifests.ts';
-import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/promtool.ts';
-import { runTool } from '../support/run-tool.ts';
+import type { PrometheusRule, RuleGroup } from '../support/checks/deploy-manifests.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/checks/promtool.ts';
+import { runTool } from '../support/processes/run-tool.ts';
 
 const RULES = 'deploy/prometheus/plant-store.rules.yml';
 const RULE_TESTS = 'deploy/prometheus/plant-store.rules.test.yml';

@@ -17,14 +17,14 @@ import {
   serviceOf,
   withFiles,
   type ComposeService,
-} from '../support/deploy-manifests.ts';
+} from '../support/checks/deploy-manifests.ts';
 import {
   manifestChecks,
   scratchFile,
   checkJsonSchema,
   grantsOf,
   sortedGrants,
-} from '../support/manifest-checks.ts';
+} from '../support/checks/manifest-checks.ts';
 
 const checks = manifestChecks();
 

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { projectRoot } from '#local/provision/paths.ts';
-import { attachGateway } from '../support/gateway.ts';
-import { grafanaDashboardCheck } from '../support/grafana-dashboard-check.ts';
-import { metric, parseMetrics, type Sample } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/promtool.ts';
-import { runTool } from '../support/run-tool.ts';
-import { replyHeaders, startTestWriter } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { grafanaDashboardCheck } from '../support/checks/grafana-dashboard-check.ts';
+import { metric, parseMetrics, type Sample } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/checks/promtool.ts';
+import { runTool } from '../support/processes/run-tool.ts';
+import { replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 interface Target {
   refId: string;

@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
-import { runValidator } from '../support/deploy-validators.ts';
-import { manifestChecks } from '../support/manifest-checks.ts';
+import { runValidator } from '../support/checks/deploy-validators.ts';
+import { manifestChecks } from '../support/checks/manifest-checks.ts';
 
 const checks = manifestChecks();
 

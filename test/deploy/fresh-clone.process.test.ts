@@ -5,10 +5,10 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { freePort } from '#local/provision/ports.ts';
 import packageJson from '../../package.json' with { type: 'json' };
-import { watchOutput } from '../support/child-output.ts';
-import { descendantPids, isAlive } from '../support/infra-process.ts';
-import { olderNodeDirectory } from '../support/older-node.ts';
-import { copyProjectFiles, projectFiles } from '../support/project-files.ts';
+import { watchOutput } from '../support/processes/child-output.ts';
+import { descendantPids, isAlive } from '../support/servers/infra-process.ts';
+import { olderNodeDirectory } from '../support/processes/older-node.ts';
+import { copyProjectFiles, projectFiles } from '../support/checks/project-files.ts';
 
 /** A limit on hangs: `npm ci` and a first start took 51 s on two cores, 3-4 times that when loaded. */
 const FIRST_START_TIMEOUT_MS = 600_000;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
-import { attachGateway, TOKEN } from '../support/gateway.ts';
-import { runSchemathesis, schemathesisPython } from '../support/schemathesis.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway, TOKEN } from '../support/servers/gateway.ts';
+import { runSchemathesis, schemathesisPython } from '../support/checks/schemathesis.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const FUZZ_DIR = join(projectRoot, 'test', 'fuzz');
 const MAX_EXAMPLES = 500;

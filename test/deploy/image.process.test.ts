@@ -11,13 +11,17 @@ import {
   readManifests,
   workloadOf,
   serviceOf,
-} from '../support/deploy-manifests.ts';
-import { TOKEN } from '../support/gateway.ts';
-import { assembleImage, startInImage, type AssembledImage } from '../support/image-rehearsal.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
-import { startTestWriter } from '../support/writer.ts';
+} from '../support/checks/deploy-manifests.ts';
+import { TOKEN } from '../support/servers/gateway.ts';
+import {
+  assembleImage,
+  startInImage,
+  type AssembledImage,
+} from '../support/checks/image-rehearsal.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { startOtlpReceiver } from '../support/servers/otlp-receiver.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 interface LockedPackage {
   dev?: boolean;

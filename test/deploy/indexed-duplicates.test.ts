@@ -7,7 +7,7 @@ import {
   localServersUnavailable,
   OWN_STACK_TIMEOUT_MS,
   temporaryDirectory,
-} from '../support/local-servers.ts';
+} from '../support/servers/local-servers.ts';
 
 const unavailable =
   localServersUnavailable ??

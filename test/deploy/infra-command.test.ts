@@ -13,12 +13,12 @@ import {
   portArgs,
   runInfra,
   serversStarted,
-} from '../support/infra-process.ts';
+} from '../support/servers/infra-process.ts';
 import {
   localServersUnavailable,
   OWN_STACK_TIMEOUT_MS,
   temporaryDirectory,
-} from '../support/local-servers.ts';
+} from '../support/servers/local-servers.ts';
 
 describe.skipIf(localServersUnavailable)('npm run infra', { timeout: OWN_STACK_TIMEOUT_MS }, () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(

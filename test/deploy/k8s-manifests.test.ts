@@ -6,7 +6,7 @@ import { projectRoot } from '#local/provision/paths.ts';
 import { GatewayConfig, readGatewayConfig } from '#gateway/config.ts';
 import { readWriterConfig, WriterConfig } from '#writer/config.ts';
 import { topicsOf } from '#shared/config.ts';
-import { customResourceSchema } from '../support/crd-schema.ts';
+import { customResourceSchema } from '../support/checks/crd-schema.ts';
 import {
   environmentOf,
   K8S_DIR,
@@ -22,8 +22,8 @@ import {
   type Resource,
   type SecretData,
   type Workload,
-} from '../support/deploy-manifests.ts';
-import type { CustomKind } from '../support/deploy-validators.ts';
+} from '../support/checks/deploy-manifests.ts';
+import type { CustomKind } from '../support/checks/deploy-validators.ts';
 import {
   manifestChecks,
   scratchFile,
@@ -32,7 +32,7 @@ import {
   KUBERNETES_VERSIONS,
   grantsOf,
   sortedGrants,
-} from '../support/manifest-checks.ts';
+} from '../support/checks/manifest-checks.ts';
 
 const checks = manifestChecks();
 const CUSTOM_KINDS: readonly CustomKind[] = [

@@ -14,12 +14,12 @@ import {
   runInfra,
   serversStarted,
   type InfraRun,
-} from '../support/infra-process.ts';
+} from '../support/servers/infra-process.ts';
 import {
   localServersUnavailable,
   OWN_STACK_TIMEOUT_MS,
   temporaryDirectory,
-} from '../support/local-servers.ts';
+} from '../support/servers/local-servers.ts';
 
 /**
  * A cache directory of the test's own, so that its registry of servers is seen by no other start

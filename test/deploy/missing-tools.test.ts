@@ -2,8 +2,8 @@ import { chmod, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MissingToolError, requireTools, JAVA } from '#local/provision/tools.ts';
-import { childPids, portArgs, runInfra } from '../support/infra-process.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { childPids, portArgs, runInfra } from '../support/servers/infra-process.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 /** A PATH holding only `node`, so that Java, Maven, Go and mongod are all missing. */
 async function pathWithOnlyNode(): Promise<string> {

@@ -7,8 +7,8 @@ import {
   localServersUnavailable,
   OWN_STACK_TIMEOUT_MS,
   temporaryDirectory,
-} from '../support/local-servers.ts';
-import { childPids, isAlive } from '../support/infra-process.ts';
+} from '../support/servers/local-servers.ts';
+import { childPids, isAlive } from '../support/servers/infra-process.ts';
 
 const unavailable =
   localServersUnavailable ??

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isProvisioned, provisionOnce } from '#local/provision/provision-cache.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 const run = promisify(execFile);
-const fixture = join(import.meta.dirname, '..', 'support', 'provision-fixture.ts');
+const fixture = join(import.meta.dirname, '..', 'fixtures', 'provision-fixture.ts');
 
 describe('Provisioning cache', () => {
   it('When two processes provision at once, then one builds and the other waits and reuses it', async () => {

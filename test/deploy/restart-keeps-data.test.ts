@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '#local/stack.ts';
-import { partitioner, testKafka, uniqueName } from '../support/kafka.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
+import { partitioner, testKafka, uniqueName } from '../support/servers/kafka.ts';
+import { localServersUnavailable } from '../support/servers/local-servers.ts';
 
 const topic = uniqueName('restart');
 const groupId = uniqueName('restart-group');

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { Topics } from '#shared/contracts/kafka.ts';
-import { postPlant } from '../support/http-client.ts';
-import { uniqueName } from '../support/kafka.ts';
-import { aPlant } from '../support/plants.ts';
-import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
+import { postPlant } from '../support/clients/http-client.ts';
+import { uniqueName } from '../support/servers/kafka.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
 
 /** As in the measurement that found the race: more partitions, more metadata to propagate. */
 const PARTITIONS = '12';

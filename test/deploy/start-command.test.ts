@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
 import { freePort } from '#local/provision/ports.ts';
-import { watchOutput } from '../support/child-output.ts';
-import { childPids, isAlive } from '../support/infra-process.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { watchOutput } from '../support/processes/child-output.ts';
+import { childPids, isAlive } from '../support/servers/infra-process.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 describe('npm start', () => {
   it('When started, then it prints a URL and a development token with which the README curl returns 200, and Ctrl-C stops everything', async () => {

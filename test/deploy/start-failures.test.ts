@@ -6,7 +6,7 @@ import { runLogged } from '#local/process/run-logged.ts';
 import { prepareSecurity } from '#local/secure-stack.ts';
 import { startServerProcess } from '#local/process/server-process.ts';
 import { waitUntilReady } from '#local/process/wait-until-ready.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 const neverAnswers = () => Promise.reject(new Error('connection refused'));
 

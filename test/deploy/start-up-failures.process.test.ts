@@ -5,8 +5,8 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from '#local/process/node-service.ts';
 import { freePort } from '#local/provision/ports.ts';
 import type { ServerProcess } from '#local/process/server-process.ts';
-import { TOKEN } from '../support/gateway.ts';
-import { testKafka, uniqueName } from '../support/kafka.ts';
+import { TOKEN } from '../support/servers/gateway.ts';
+import { testKafka, uniqueName } from '../support/servers/kafka.ts';
 
 /** Short enough for a test, long enough for several attempts. */
 const STARTUP_TIMEOUT_MS = '4000';

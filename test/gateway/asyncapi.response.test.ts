@@ -2,9 +2,9 @@ import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import { describe, expect, it } from 'vitest';
 import { HEADERS } from '#shared/contracts/kafka.ts';
 import { parseJsonLosslessly, stringifyJson } from '#shared/contracts/json.ts';
-import { headersAsText, mismatches } from '../support/document-schemas.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import type { ReceivedMessage } from '../support/writer.ts';
+import { headersAsText, mismatches } from '../support/checks/document-schemas.ts';
+import { startTestGateway, type TestGateway } from '../support/servers/gateway.ts';
+import type { ReceivedMessage } from '../support/servers/writer.ts';
 
 interface Example {
   name: string;

@@ -1,14 +1,14 @@
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '#gateway/gateway.ts';
-import { attachGateway, TOKEN } from '../support/gateway.ts';
+import { attachGateway, TOKEN } from '../support/servers/gateway.ts';
 import {
   parseResponse,
   rawRequest,
   type RawHeaders,
   type RawResponse,
-} from '../support/raw-http.ts';
-import { startTestWriter } from '../support/writer.ts';
+} from '../support/clients/raw-http.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const HOST = 'gateway.test';
 /** How long the server has to close the connection after its answer. */

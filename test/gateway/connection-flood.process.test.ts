@@ -3,14 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { percentile } from '#tooling/statistics/percentile.ts';
 import type { ServerProcess } from '#local/process/server-process.ts';
-import { startFlood } from '../support/connection-flood.ts';
-import { TOKEN } from '../support/gateway.ts';
-import { postPlant } from '../support/http-client.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { limitedLauncher, serviceProcesses } from '../support/services.ts';
-import { startSteadyClient, type SteadyResult } from '../support/steady-client.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { startFlood } from '../support/clients/connection-flood.ts';
+import { TOKEN } from '../support/servers/gateway.ts';
+import { postPlant } from '../support/clients/http-client.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { limitedLauncher, serviceProcesses } from '../support/servers/services.ts';
+import { startSteadyClient, type SteadyResult } from '../support/clients/steady-client.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const FLOOD_MS = 30_000;
 /** Creates a second from the client connected before the flood. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { startTestGateway } from '../support/gateway.ts';
-import { aPlant } from '../support/plants.ts';
+import { startTestGateway } from '../support/servers/gateway.ts';
+import { aPlant } from '../support/clients/plants.ts';
 
 describe('POST /plants', () => {
   it('When a valid NewPlant is posted, then it answers 200 with the Plant and stores it', async () => {

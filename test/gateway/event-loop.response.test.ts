@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { commandsPublished, startTestGateway } from '../support/gateway.ts';
+import { commandsPublished, startTestGateway } from '../support/servers/gateway.ts';
 
 /** Blocks the event loop for `ms` out of every `ms + 10`, until stopped. */
 function keepEventLoopLagging(ms: number): () => void {

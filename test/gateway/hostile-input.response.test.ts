@@ -1,9 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plant } from '#shared/contracts/plant.ts';
-import { attachGateway, commandsPublished, TOKEN } from '../support/gateway.ts';
-import { exchange, rawRequest, type RawHeaders, type RawRequest } from '../support/raw-http.ts';
-import { startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { attachGateway, commandsPublished, TOKEN } from '../support/servers/gateway.ts';
+import {
+  exchange,
+  rawRequest,
+  type RawHeaders,
+  type RawRequest,
+} from '../support/clients/raw-http.ts';
+import { startTestWriter, type WriterHarness } from '../support/servers/writer.ts';
 
 const BODY_LIMIT = 65_536;
 const REQUEST_TIMEOUT_MS = 1_000;

@@ -1,11 +1,11 @@
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import { attachGateway } from '../support/gateway.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { ownKafka } from '../support/own-kafka.ts';
-import { aPlant } from '../support/plants.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { ownKafka } from '../support/servers/own-kafka.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 /** The record batch a message came in, as kafkajs decodes it (its types leave it out). */
 const batchOf = (message: KafkaMessage) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commandsPublished, startTestGateway } from '../support/gateway.ts';
-import { aPlant } from '../support/plants.ts';
+import { commandsPublished, startTestGateway } from '../support/servers/gateway.ts';
+import { aPlant } from '../support/clients/plants.ts';
 
 describe('Requests waiting for writers are bounded', () => {
   it('When MAX_IN_FLIGHT requests already wait for a writer, then the next gets 503/5030 with Retry-After at once and is not published', async () => {

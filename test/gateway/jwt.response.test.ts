@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { exportSPKI } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { expectNothingPublished, startTestGateway } from '../support/gateway.ts';
+import { expectNothingPublished, startTestGateway } from '../support/servers/gateway.ts';
 import {
   AUDIENCE,
   ISSUER,
@@ -9,7 +9,7 @@ import {
   signingKey,
   startJwksServer,
   type SigningKey,
-} from '../support/jwks-server.ts';
+} from '../support/servers/jwks-server.ts';
 
 const base64url = (value: object | string) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');

@@ -1,12 +1,12 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { kafkaClient } from '#shared/kafka-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { attachGateway, type TestGateway } from '../support/gateway.ts';
-import { ownKafkaWithLinks, ownToxiproxy } from '../support/gray-links.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { parseMetrics } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway, type TestGateway } from '../support/servers/gateway.ts';
+import { ownKafkaWithLinks, ownToxiproxy } from '../support/servers/gray-links.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { parseMetrics } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const REPLY_TIMEOUT_MS = 5_000;
 

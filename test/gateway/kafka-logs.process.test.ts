@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { localServersUnavailable } from '../support/local-servers.ts';
-import { ownKafka } from '../support/own-kafka.ts';
-import { serviceProcesses } from '../support/services.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { localServersUnavailable } from '../support/servers/local-servers.ts';
+import { ownKafka } from '../support/servers/own-kafka.ts';
+import { serviceProcesses } from '../support/servers/services.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const linesOf = (file: string) =>
   readFileSync(file, 'utf8')

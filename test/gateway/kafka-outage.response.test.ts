@@ -8,8 +8,8 @@ import { cacheRoot } from '#local/provision/paths.ts';
 import { startGateway } from '#gateway/gateway.ts';
 import { TOPICS } from '#shared/contracts/kafka.ts';
 import { createLogger } from '#shared/logger.ts';
-import { testGatewaySettings, TOKEN } from '../support/gateway.ts';
-import { localServersUnavailable, temporaryDirectory } from '../support/local-servers.ts';
+import { testGatewaySettings, TOKEN } from '../support/servers/gateway.ts';
+import { localServersUnavailable, temporaryDirectory } from '../support/servers/local-servers.ts';
 
 describe.skipIf(localServersUnavailable)('POST /plants while Kafka is down', () => {
   it('When the broker is gone, then 503/5030 with Retry-After instead of waiting for the reply deadline', async () => {

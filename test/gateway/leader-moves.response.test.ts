@@ -1,10 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { activeController } from '#chaos/observe/timeline.ts';
-import { attachGateway } from '../support/gateway.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { ownKafkaCluster } from '../support/own-kafka.ts';
-import { aPlant } from '../support/plants.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { ownKafkaCluster } from '../support/servers/own-kafka.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 describe.skipIf(localServersUnavailable)(
   'A gateway on a cluster of three brokers',

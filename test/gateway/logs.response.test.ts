@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import { attachGateway } from '../support/gateway.ts';
-import { abandonedPost } from '../support/http-client.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { abandonedPost } from '../support/clients/http-client.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 function capturedLogger(service: string) {
   const lines: Record<string, unknown>[] = [];

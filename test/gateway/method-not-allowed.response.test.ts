@@ -7,9 +7,14 @@ import {
   startTestGateway,
   TOKEN,
   type GatewayHarness,
-} from '../support/gateway.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { exchange, rawRequest, type RawHeaders, type RawResponse } from '../support/raw-http.ts';
+} from '../support/servers/gateway.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import {
+  exchange,
+  rawRequest,
+  type RawHeaders,
+  type RawResponse,
+} from '../support/clients/raw-http.ts';
 
 const HOST = 'gateway.test';
 /** CONNECT asks for a tunnel and is 404/4040; HEAD's answer has no body and a test of its own. */

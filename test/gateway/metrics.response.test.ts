@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { startTestGateway, TOKEN, type GatewayHarness } from '../support/gateway.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { abandonedPost } from '../support/http-client.ts';
-import { exchange, rawRequest } from '../support/raw-http.ts';
+import { startTestGateway, TOKEN, type GatewayHarness } from '../support/servers/gateway.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { abandonedPost } from '../support/clients/http-client.ts';
+import { exchange, rawRequest } from '../support/clients/raw-http.ts';
 
 async function scrape(gateway: GatewayHarness) {
   const response = await gateway.request({ method: 'GET', url: '/metrics' });

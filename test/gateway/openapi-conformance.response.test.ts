@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { mismatches } from '../support/document-schemas.ts';
-import { attachGateway, BODY_LIMIT_BYTES, startTestGateway } from '../support/gateway.ts';
+import { mismatches } from '../support/checks/document-schemas.ts';
+import { attachGateway, BODY_LIMIT_BYTES, startTestGateway } from '../support/servers/gateway.ts';
 
 interface DeclaredResponse {
   headers?: Record<string, { required?: boolean; schema: object }>;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '#local/provision/paths.ts';
 import { ERRORS } from '#shared/contracts/errors.ts';
-import { startTestGateway } from '../support/gateway.ts';
+import { startTestGateway } from '../support/servers/gateway.ts';
 
 /** Every key of `seed` is in `served` with the same value; `served` may add keys. */
 function missingFrom(served: unknown, seed: unknown, path = '#'): string[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandsPublished, SECOND_TOKEN, startTestGateway } from '../support/gateway.ts';
+import { commandsPublished, SECOND_TOKEN, startTestGateway } from '../support/servers/gateway.ts';
 
 describe('Rate limit per token', () => {
   it('When a token exceeds RATE_LIMIT_PER_MINUTE, then 429/4290 with Retry-After and nothing published, while another token still passes', async () => {

@@ -1,10 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import { attachGateway, SECOND_TOKEN, TOKEN } from '../support/gateway.ts';
-import { AUDIENCE, ISSUER, sign, signingKey, startJwksServer } from '../support/jwks-server.ts';
-import { exchange, rawRequest } from '../support/raw-http.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway, SECOND_TOKEN, TOKEN } from '../support/servers/gateway.ts';
+import {
+  AUDIENCE,
+  ISSUER,
+  sign,
+  signingKey,
+  startJwksServer,
+} from '../support/servers/jwks-server.ts';
+import { exchange, rawRequest } from '../support/clients/raw-http.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 /** Every line a logger writes, as written. */
 function capturedLogger(service: string) {

@@ -5,7 +5,7 @@ import {
   expectNothingPublished,
   startTestGateway,
   TOKEN,
-} from '../support/gateway.ts';
+} from '../support/servers/gateway.ts';
 
 const INT64_MESSAGE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
 

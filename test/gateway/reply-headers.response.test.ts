@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HEADERS, readReplyPartition } from '#shared/contracts/kafka.ts';
 import { encodeReply } from '#shared/contracts/reply.ts';
 import { headerText } from '#shared/kafka-messages.ts';
-import { startTestGateway } from '../support/gateway.ts';
+import { startTestGateway } from '../support/servers/gateway.ts';
 
 describe('POST /plants when a reply carries its correlation id more than once', () => {
   it('When a reply sends kafka_correlationId twice, then the request waiting for its first value gets it', async () => {

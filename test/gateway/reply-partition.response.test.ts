@@ -9,10 +9,10 @@ import {
   testGatewaySettings,
   type GatewayHarness,
   type TestGateway,
-} from '../support/gateway.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { PARTITIONS, startTestWriter } from '../support/writer.ts';
+} from '../support/servers/gateway.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { PARTITIONS, startTestWriter } from '../support/servers/writer.ts';
 
 const reading = (partition: number) => ({
   replyPartition: { configured: partition, instanceId: `reads-${String(partition)}` },

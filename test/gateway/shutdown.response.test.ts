@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { attachGateway, commandsPublished, TOKEN } from '../support/gateway.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { attachGateway, commandsPublished, TOKEN } from '../support/servers/gateway.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 describe('Gateway shut down under load', () => {
   it('When it is stopped while requests wait for replies, then every accepted request is answered', async () => {

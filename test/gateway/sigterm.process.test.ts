@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandsPublished } from '../support/gateway.ts';
-import { postPlant, type Answer } from '../support/http-client.ts';
-import { aPlant } from '../support/plants.ts';
-import { serviceProcesses } from '../support/services.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { commandsPublished } from '../support/servers/gateway.ts';
+import { postPlant, type Answer } from '../support/clients/http-client.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { serviceProcesses } from '../support/servers/services.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const byValue = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 

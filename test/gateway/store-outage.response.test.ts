@@ -1,10 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startWriter } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';
-import { attachGateway } from '../support/gateway.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
-import { ownStore } from '../support/own-store.ts';
-import { startTestWriter, writerOptions } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { localServersUnavailable } from '../support/servers/local-servers.ts';
+import { ownStore } from '../support/servers/own-store.ts';
+import { startTestWriter, writerOptions } from '../support/servers/writer.ts';
 
 describe.skipIf(localServersUnavailable)('Gateway while the store is down', () => {
   it('When the store is down, then 504/5040; after recovery the identical retry answers 200 with the same plant, stored once', async () => {

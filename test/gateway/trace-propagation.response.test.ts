@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { startTestGateway } from '../support/gateway.ts';
+import { startTestGateway } from '../support/servers/gateway.ts';
 
 // These services run without the OpenTelemetry SDK (no OTEL_EXPORTER_OTLP_ENDPOINT): what is
 // checked is the trace context that still travels. test/gateway/trace.process.test.ts exports.

@@ -3,11 +3,11 @@ import { describe, expect, inject, it } from 'vitest';
 import { GATEWAY_MAIN } from '#local/process/node-service.ts';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { ServerProcess } from '#local/process/server-process.ts';
-import { runEntryPoint } from '../support/entry-point.ts';
-import { TOKEN } from '../support/gateway.ts';
-import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
-import { serviceProcesses } from '../support/services.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { runEntryPoint } from '../support/processes/entry-point.ts';
+import { TOKEN } from '../support/servers/gateway.ts';
+import { startOtlpReceiver, type ReceivedSpan } from '../support/servers/otlp-receiver.ts';
+import { serviceProcesses } from '../support/servers/services.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 /** OTLP's span kinds. */
 const SERVER = 2;

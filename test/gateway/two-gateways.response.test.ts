@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachGateway, startTestGateway } from '../support/gateway.ts';
+import { attachGateway, startTestGateway } from '../support/servers/gateway.ts';
 
 describe('Two gateways on one reply topic', () => {
   it('When both create plants at once, then each answers its own requests with its own plants', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTestGateway } from '../support/gateway.ts';
+import { startTestGateway } from '../support/servers/gateway.ts';
 
 describe('POST /plants when no answer can come', () => {
   it('When no writer answers within the deadline, then 504/5040 says an identical retry is safe', async () => {

@@ -4,9 +4,9 @@ import { kafkaClient } from '#shared/kafka-client.ts';
 import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
 import { createLogger } from '#shared/logger.ts';
 import { startUpWithin } from '#shared/start-up.ts';
-import { partitioner, uniqueName } from '../support/kafka.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { ownKafkaCluster } from '../support/own-kafka.ts';
+import { partitioner, uniqueName } from '../support/servers/kafka.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { ownKafkaCluster } from '../support/servers/own-kafka.ts';
 
 /**
  * Long enough that a consumer which loses its membership cannot be back within the wait below:

@@ -10,9 +10,9 @@ import {
   TOXIPROXY_CACHE_NAME,
   TOXIPROXY_VERSION,
 } from '#local/faults/toxiproxy.ts';
-import { ownKafkaWithLinks, ownToxiproxy, storeLink } from '../support/gray-links.ts';
-import { isAlive } from '../support/infra-process.ts';
-import { OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
+import { ownKafkaWithLinks, ownToxiproxy, storeLink } from '../support/servers/gray-links.ts';
+import { isAlive } from '../support/servers/infra-process.ts';
+import { OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
 
 /** A kafkajs client whose requests give up after 2 s, so a stalled one fails within the test. */
 function kafkaClient(brokers: string[]): Kafka {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTopic, partitioner, testKafka, uniqueName } from '../support/kafka.ts';
+import { createTestTopic, partitioner, testKafka, uniqueName } from '../support/servers/kafka.ts';
 
 const kafka = testKafka();
 const admin = kafka.admin();

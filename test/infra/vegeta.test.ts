@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { rateStep } from '#bench/open-loop/rate-step.ts';
 import { attack, provisionVegeta } from '#bench/open-loop/vegeta.ts';
 import { cacheRoot } from '#local/provision/paths.ts';
-import { listenForTest } from '../support/loopback-server.ts';
+import { listenForTest } from '../support/servers/loopback-server.ts';
 
 const RATE = 100;
 const SECONDS = 3;

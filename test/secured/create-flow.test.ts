@@ -3,7 +3,7 @@ import { Partitioners } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PRODUCER_GROUP_PREFIX, PRODUCER_REPLY_PREFIX } from '#local/kafka/acls.ts';
 import { HEADERS, TOPICS } from '#shared/contracts/kafka.ts';
-import { postPlant } from '../support/http-client.ts';
+import { postPlant } from '../support/clients/http-client.ts';
 import {
   adminClient,
   clientAs,
@@ -14,7 +14,7 @@ import {
   securedStack,
   securedUnavailable,
   uniquePlant,
-} from '../support/secured.ts';
+} from '../support/servers/secured.ts';
 
 async function produceCommand(body: string, replyTopic: string): Promise<Buffer> {
   const producer = (await clientAs('producer')).producer({

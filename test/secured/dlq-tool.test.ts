@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TOPICS } from '#shared/contracts/kafka.ts';
-import { clientAs, runAs, securedUnavailable } from '../support/secured.ts';
+import { clientAs, runAs, securedUnavailable } from '../support/servers/secured.ts';
 
 const DLQ_MAIN = 'services/writer/src/dlq/main.ts';
 

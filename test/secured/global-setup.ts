@@ -5,8 +5,8 @@ import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices, type Services } from '#local/services.ts';
 import { startLocalStack, type LocalStack } from '#local/stack.ts';
 import type { KafkaConnection } from '#shared/kafka-connection.ts';
-import { TOKEN } from '../support/token.ts';
-import { securedStackUnavailable } from '../support/local-servers.ts';
+import { TOKEN } from '../support/clients/token.ts';
+import { securedStackUnavailable } from '../support/servers/local-servers.ts';
 
 export interface SecuredStackContext {
   /** The stack's `--dir`: `ca.pem` and the principals' `.env` files. */

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ensureCertificates, type Certificates } from '#local/provision/certificates.ts';
 import { GATEWAY_MAIN, WRITER_MAIN } from '#local/process/node-service.ts';
 import { DLQ_READER_GROUP_PREFIX, GATEWAY_GROUP_PREFIX, TOPICS } from '#shared/contracts/kafka.ts';
-import { postPlant } from '../support/http-client.ts';
+import { postPlant } from '../support/clients/http-client.ts';
 import {
   clientAs,
   createTopicAsAdmin,
@@ -17,7 +17,7 @@ import {
   runAs,
   securedUnavailable,
   uniquePlant,
-} from '../support/secured.ts';
+} from '../support/servers/secured.ts';
 
 let otherCa: Certificates;
 const unique = () => randomBytes(6).toString('hex');

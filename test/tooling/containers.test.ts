@@ -1,8 +1,8 @@
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { containerRuntimeAnswers } from '../support/containers.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { containerRuntimeAnswers } from '../support/servers/containers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 describe('Container runtime detection', () => {
   it('When the Docker socket accepts connections but never answers, then detection answers false', async () => {

@@ -10,7 +10,7 @@ import { projectRoot } from '#local/provision/paths.ts';
 import { createsAnswered, DISTRIBUTION } from '#bench/closed-loop/load.ts';
 import type { Report } from '#bench/report/results.ts';
 import { chaosHtml, type ChaosRecord } from '#chaos/report/html-report.ts';
-import { openPage, startBrowser, type OpenedPage } from '../support/headless-browser.ts';
+import { openPage, startBrowser, type OpenedPage } from '../support/checks/headless-browser.ts';
 
 const recorded = async <T>(name: string) =>
   JSON.parse(await readFile(join(import.meta.dirname, '..', 'fixtures', name), 'utf8')) as T;

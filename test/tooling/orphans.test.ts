@@ -13,10 +13,10 @@ import {
   processIdentity,
   type ProcessIdentity,
 } from '#local/process/process-identity.ts';
-import { watchOutput } from '../support/child-output.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { watchOutput } from '../support/processes/child-output.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
-const fixture = join(import.meta.dirname, '..', 'support', 'launcher-fixture.ts');
+const fixture = join(import.meta.dirname, '..', 'fixtures', 'launcher-fixture.ts');
 
 /** A running process standing in for a server, killed at the end of the test. */
 function startSleeper(): ProcessIdentity {
@@ -48,7 +48,7 @@ function ownIdentity(): ProcessIdentity {
 
 const sleeper = { name: 'sleeper', command: ['sleep', '600'] };
 
-/** A launcher process (test/support/launcher-fixture.ts) whose servers are recorded in `cache`. */
+/** A launcher process (test/fixtures/launcher-fixture.ts) whose servers are recorded in `cache`. */
 async function startLauncher(cache: string, count: number, ...flags: string[]) {
   const child = spawn(process.execPath, [fixture, join(cache, 'logs'), String(count), ...flags], {
     env: { ...process.env, PLANT_STORE_CACHE_DIR: cache },

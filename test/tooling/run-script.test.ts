@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
 import nodeOptions from '../../scripts/node-options.json' with { type: 'json' };
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 /**
  * A project whose package.json pins Node 99, so that the Node running these tests counts as the

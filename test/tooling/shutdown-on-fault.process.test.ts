@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { watchOutput } from '../support/child-output.ts';
+import { watchOutput } from '../support/processes/child-output.ts';
 
 /** Runs the fixture on this Node (the pinned one: the test scripts start vitest on it). */
 function run(...args: string[]) {

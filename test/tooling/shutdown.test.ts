@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { watchOutput } from '../support/child-output.ts';
+import { watchOutput } from '../support/processes/child-output.ts';
 
 function start(args: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(

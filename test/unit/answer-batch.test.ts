@@ -4,7 +4,7 @@ import { answerBatch } from '#writer/answering/answer-batch.ts';
 import type { Outgoing } from '#writer/sending/outgoing.ts';
 import type { KnownOutcomes } from '#writer/store/create-plants.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
-import { quietAnswering } from '../support/answering.ts';
+import { quietAnswering } from '../support/clients/answering.ts';
 
 const command = (offset: string, value: string): KafkaMessage =>
   ({

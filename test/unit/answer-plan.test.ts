@@ -11,7 +11,7 @@ import {
   type DecodedCommand,
 } from '#writer/answering/answer-plan.ts';
 import type { Outgoing } from '#writer/sending/outgoing.ts';
-import { hostileCorpus, type HostileContext } from '../support/hostile-commands.ts';
+import { hostileCorpus, type HostileContext } from '../fixtures/hostile-commands.ts';
 
 const TOPICS = {
   create: 'plants.create',

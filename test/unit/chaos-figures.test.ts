@@ -9,8 +9,8 @@ import { scale } from '#chaos/scenarios/visible/scale.ts';
 import { writerKill } from '#chaos/scenarios/visible/writer-kill.ts';
 import { activeController, rebalanceTimeline } from '#chaos/observe/timeline.ts';
 import type { Answer } from '#chaos/observe/traffic.ts';
-import { answer, timedOut } from '../support/chaos-answers.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { answer, timedOut } from '../support/clients/chaos-answers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 const change = (name: string, at: number, doneAt = at + 100): Change => ({ name, at, doneAt });
 

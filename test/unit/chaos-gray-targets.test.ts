@@ -14,7 +14,7 @@ import { storeSlow } from '#chaos/scenarios/gray/store-slow.ts';
 import type { GrayInput } from '#chaos/scenarios/scenario.ts';
 import type { LogEvent } from '#chaos/observe/timeline.ts';
 import type { Answer } from '#chaos/observe/traffic.ts';
-import { answer, timedOut } from '../support/chaos-answers.ts';
+import { answer, timedOut } from '../support/clients/chaos-answers.ts';
 
 const change = (name: string, at: number): Change => ({ name, at, doneAt: at + 10 });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { restartAfterCrashes } from '#writer/consuming/consumer-restarts.ts';
 import { createLogger } from '#shared/logger.ts';
-import { fakeConsumer } from '../support/fake-consumer.ts';
+import { fakeConsumer } from '../support/clients/fake-consumer.ts';
 
 const silent = createLogger('writer', 'silent');
 

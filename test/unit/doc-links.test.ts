@@ -7,8 +7,8 @@ import {
   headingAnchors,
   isExternal,
   markdownLinks,
-} from '../support/markdown-links.ts';
-import { projectFiles } from '../support/project-files.ts';
+} from '../support/checks/markdown-links.ts';
+import { projectFiles } from '../support/checks/project-files.ts';
 
 const files = projectFiles().filter((file) => !file.split('/').includes('node_modules'));
 

@@ -9,7 +9,7 @@ import { consecutiveNodePorts } from '#local/kafka/node-ports.ts';
 import { startKafka } from '#local/kafka/start-kafka.ts';
 import { provisionToxiproxy } from '#local/faults/toxiproxy.ts';
 import { toxiproxyClient } from '#local/faults/toxiproxy-client.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 const nodes = (count: number) => consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, count);
 /** Nothing listens there: a call that reached it would fail with a connection error. */

@@ -6,7 +6,7 @@ import { brokerCount } from '#local/kafka/broker-count.ts';
 import { consecutiveNodePorts } from '#local/kafka/node-ports.ts';
 import { startKafka } from '#local/kafka/start-kafka.ts';
 import { startLocalStack } from '#local/stack.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 const nodes = (count: number) => consecutiveNodePorts({ port: 9092, controllerPort: 9093 }, count);
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { brokerSockets } from '#shared/kafka-sockets.ts';
-import { tcpServerForTest } from '../support/loopback-server.ts';
+import { tcpServerForTest } from '../support/servers/loopback-server.ts';
 
 async function connected(port: number): Promise<Socket> {
   const socket = connect({ host: '127.0.0.1', port });

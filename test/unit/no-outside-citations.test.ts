@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
-import { projectFiles } from '../support/project-files.ts';
+import { projectFiles } from '../support/checks/project-files.ts';
 
 /**
  * Notes that were never part of the repository: whoever clones it cannot follow a reference to

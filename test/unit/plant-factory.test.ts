@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aPlant } from '../support/plants.ts';
+import { aPlant } from '../support/clients/plants.ts';
 
 describe('The plant factory of the tests', () => {
   it('When plants are made without fields, then each has an id of its own and a name made from it', () => {

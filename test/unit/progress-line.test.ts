@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { elapsed, progressLine } from '#tooling/progress/progress-line.ts';
 import { GO_PACKAGES_COMPILED, runLogged } from '#local/process/run-logged.ts';
-import { temporaryDirectory } from '../support/local-servers.ts';
+import { temporaryDirectory } from '../support/servers/local-servers.ts';
 
 function output(isTTY: boolean) {
   const written: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { selectServers, type ServerSources } from '../support/select-servers.ts';
-import type { TestServers } from '../support/test-servers.ts';
+import { selectServers, type ServerSources } from '../support/servers/select-servers.ts';
+import type { TestServers } from '../support/servers/test-servers.ts';
 
 function servers(source: string): TestServers {
   return {

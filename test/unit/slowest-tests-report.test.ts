@@ -3,7 +3,7 @@ import {
   slowestTests,
   slowestTestsReport,
   type TimedTest,
-} from '../support/slowest-tests-reporter.ts';
+} from '../support/reporting/slowest-tests-reporter.ts';
 
 const aTest = (name: string, durationMs: number, timeoutMs = 60_000): TimedTest => ({
   name,

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { MongoNetworkTimeoutError, type MongoClient } from 'mongodb';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { failStalledWrites } from '#writer/store/stalled-writes.ts';
-import { tcpServerForTest } from '../support/loopback-server.ts';
+import { tcpServerForTest } from '../support/servers/loopback-server.ts';
 
 /** The server's side of a connection that never reads: its client's writes pile up. */
 const neverRead = (socket: Socket) => socket.pause();

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { toxiproxyClient, ToxiproxyError } from '#local/faults/toxiproxy-client.ts';
-import { listenForTest } from '../support/loopback-server.ts';
+import { listenForTest } from '../support/servers/loopback-server.ts';
 
 interface Request {
   method: string;

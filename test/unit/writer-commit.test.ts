@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runCommandConsumer } from '#writer/consuming/command-consumer.ts';
-import { quietAnswering } from '../support/answering.ts';
+import { quietAnswering } from '../support/clients/answering.ts';
 import type { PlantStore } from '#writer/store/plant-store.ts';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };

@@ -3,7 +3,7 @@ import { consumerHealth } from '#writer/health/consumer-health.ts';
 import { startHealthServer } from '#writer/health/health-server.ts';
 import { writerMetrics } from '#writer/health/metrics.ts';
 import { createLogger } from '#shared/logger.ts';
-import { fakeConsumer } from '../support/fake-consumer.ts';
+import { fakeConsumer } from '../support/clients/fake-consumer.ts';
 
 async function probes(health: ReturnType<typeof consumerHealth>) {
   const server = await startHealthServer(

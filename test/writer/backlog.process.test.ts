@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { aPlant } from '../support/plants.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
-import { replyHeaders, startTestWriter } from '../support/writer.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
+import { replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 const BACKLOG = 150_000;
 const PER_SEND = 5_000;

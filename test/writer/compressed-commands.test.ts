@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { produceWithJava, type JavaCompression } from '../support/java-producer.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { produceWithJava, type JavaCompression } from '../support/clients/java-producer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 describe('Writer and compressed commands', () => {
   it.each<JavaCompression>(['gzip', 'snappy', 'lz4', 'zstd'])(

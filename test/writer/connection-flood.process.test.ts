@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { startFlood } from '../support/connection-flood.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { limitedLauncher, serviceProcesses, writerHealthUrl } from '../support/services.ts';
-import { keptAliveConnection, type Exchange } from '../support/steady-client.ts';
-import { startTestWriter } from '../support/writer.ts';
+import { startFlood } from '../support/clients/connection-flood.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { limitedLauncher, serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
+import { keptAliveConnection, type Exchange } from '../support/clients/steady-client.ts';
+import { startTestWriter } from '../support/servers/writer.ts';
 
 const FLOOD_MS = 30_000;
 /** A command answered later than this was held up by the flood. */

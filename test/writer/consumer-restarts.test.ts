@@ -7,11 +7,11 @@ import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { startWriter, type Writer, type WriterOptions } from '#writer/writer.ts';
 import { kafkaClient } from '#shared/kafka-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { partitioner, uniqueName } from '../support/kafka.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { ownKafka } from '../support/own-kafka.ts';
-import { aPlant, type TestPlant } from '../support/plants.ts';
-import { PARTITIONS, replyHeaders } from '../support/writer.ts';
+import { partitioner, uniqueName } from '../support/servers/kafka.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { ownKafka } from '../support/servers/own-kafka.ts';
+import { aPlant, type TestPlant } from '../support/clients/plants.ts';
+import { PARTITIONS, replyHeaders } from '../support/servers/writer.ts';
 
 /** Writers of one group on a broker of the test's own, a producer of commands, a reply reader. */
 async function writersOnOwnBroker(brokerSettings: Record<string, string> = {}) {

@@ -5,8 +5,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { projectRoot } from '#local/provision/paths.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { commandsPublished } from '../support/gateway.ts';
-import { replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { commandsPublished } from '../support/servers/gateway.ts';
+import { replyHeaders, startTestWriter, type WriterHarness } from '../support/servers/writer.ts';
 
 const DLQ_MAIN = join(projectRoot, 'services', 'writer', 'src', 'dlq', 'main.ts');
 

@@ -3,11 +3,11 @@ import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { command, hostileCorpus, type HostileContext } from '../support/hostile-commands.ts';
-import { uniqueName } from '../support/kafka.ts';
-import { json, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { command, hostileCorpus, type HostileContext } from '../fixtures/hostile-commands.ts';
+import { uniqueName } from '../support/servers/kafka.ts';
+import { json, startTestWriter, type WriterHarness } from '../support/servers/writer.ts';
 
-// A producer we did not write, sending what Kafka lets through (test/support/hostile-commands.ts).
+// A producer we did not write, sending what Kafka lets through (test/fixtures/hostile-commands.ts).
 // Every case is produced to the real command topic with a real kafkajs producer, followed by a
 // normal command on the same partition: that one must be answered, and the case must have its
 // documented outcome. One writer serves the whole corpus, as one writer serves every producer.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 describe('Writer and invalid commands', () => {
   it('When a command is not JSON, then it lands on the DLQ with its bytes and error headers, gets 4001 before the next command on its partition gets its 200', async () => {

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { connectPlantStoreClient } from '../../docs/examples/kafkajs/plant-store-client.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { startTestWriter, type WriterHarness } from '../support/servers/writer.ts';
 
 const run = promisify(execFile);
 const EXAMPLE = 'docs/examples/kafkajs/create-plant.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { aPlant } from '../support/plants.ts';
-import { json, startTestWriter, writerOptions } from '../support/writer.ts';
+import { ownToxiproxy, writerBehindStoreLink } from '../support/servers/gray-links.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { json, startTestWriter, writerOptions } from '../support/servers/writer.ts';
 
 describe.skipIf(localServersUnavailable)(
   'A writer that has stored a plant, its store then black-holed',

@@ -2,10 +2,10 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startHealthServer } from '#writer/health/health-server.ts';
 import { startWriter, type WriterOptions } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
-import { metric, parseMetrics } from '../support/metrics.ts';
-import { ownStore } from '../support/own-store.ts';
-import { json, PARTITIONS, startTestWriter, writerOptions } from '../support/writer.ts';
+import { localServersUnavailable } from '../support/servers/local-servers.ts';
+import { metric, parseMetrics } from '../support/checks/metrics.ts';
+import { ownStore } from '../support/servers/own-store.ts';
+import { json, PARTITIONS, startTestWriter, writerOptions } from '../support/servers/writer.ts';
 
 /** A writer with its health and metrics port, stopped when the test ends. */
 async function writerWithMetrics(options: WriterOptions) {

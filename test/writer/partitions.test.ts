@@ -8,7 +8,7 @@ import {
   replyHeaders,
   startTestWriter,
   writerOptions,
-} from '../support/writer.ts';
+} from '../support/servers/writer.ts';
 
 describe('Writer answering several partitions at once', () => {
   it('When commands wait on every partition, then one writer answers each by its correlation id, stores an id put on two partitions once in one insert shared by the partitions one fetch brought, and commits every partition to its end', async () => {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { plantStore, type StoredPlant } from '#writer/store/plant-store.ts';
-import { localServersUnavailable } from '../support/local-servers.ts';
-import { ownStore } from '../support/own-store.ts';
+import { localServersUnavailable } from '../support/servers/local-servers.ts';
+import { ownStore } from '../support/servers/own-store.ts';
 
 /** A database of this test's own, with `stored` already in it as "Earlier". */
 async function storeHolding(stored: readonly bigint[]): Promise<Db> {

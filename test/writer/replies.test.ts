@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 describe('Writer replies', () => {
   it('When a command carries a binary correlation id and a 4-byte reply partition, then the reply goes there with the id echoed byte for byte', async () => {

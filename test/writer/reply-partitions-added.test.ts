@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { metric } from '../support/metrics.ts';
-import { aPlant } from '../support/plants.ts';
-import { PARTITIONS, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { metric } from '../support/checks/metrics.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { PARTITIONS, startTestWriter, type WriterHarness } from '../support/servers/writer.ts';
 
 /** A new plant's command, asking for its reply on `partition`. */
 function sendAskingFor(harness: WriterHarness, partition: number) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startWriter } from '#writer/writer.ts';
-import { json, startTestWriter, writerOptions } from '../support/writer.ts';
+import { json, startTestWriter, writerOptions } from '../support/servers/writer.ts';
 
 describe('Writer stopped and started again', () => {
   it('When commands are published while no writer runs, then a writer started later answers them', async () => {

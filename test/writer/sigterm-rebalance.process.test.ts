@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { aPlant, type TestPlant } from '../support/plants.ts';
-import { serviceProcesses } from '../support/services.ts';
-import { replyHeaders, startTestWriter } from '../support/writer.ts';
+import { OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { aPlant, type TestPlant } from '../support/clients/plants.ts';
+import { serviceProcesses } from '../support/servers/services.ts';
+import { replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 describe(
   'A writer process stopped with SIGTERM in the middle of a rebalance',

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { attachGateway } from '../support/gateway.ts';
-import { aPlant } from '../support/plants.ts';
-import { serviceProcesses, writerHealthUrl } from '../support/services.ts';
-import { PARTITIONS, startTestWriter } from '../support/writer.ts';
+import { attachGateway } from '../support/servers/gateway.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
+import { PARTITIONS, startTestWriter } from '../support/servers/writer.ts';
 
 describe('A writer process stopped with SIGTERM under load', () => {
   it('When SIGTERM reaches one of two writers, then it finishes and commits its batch, exits 0, and the other takes over every partition with no request lost', async () => {

@@ -3,8 +3,8 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { plantStore, type StoredPlant } from '#writer/store/plant-store.ts';
 import { connectStore, STORE_SOCKET_TIMEOUT_MS } from '#writer/store/store-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { pausableProxy } from '../support/pausable-proxy.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { pausableProxy } from '../support/servers/pausable-proxy.ts';
 
 /** Plants whose insert is far larger than the socket buffers on its way: 25 × 256 KiB. */
 const bulky = (from: number) =>

@@ -2,7 +2,7 @@ import { MongoClient, ServerHeartbeatStartedEvent } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { watchMonitor } from '#writer/store/store-client.ts';
 import { createLogger } from '#shared/logger.ts';
-import { uniqueName } from '../support/kafka.ts';
+import { uniqueName } from '../support/servers/kafka.ts';
 
 describe('The store client reconnected by its watch', () => {
   it('When its monitor stalls, then the same Db goes on inserting through a new connection', async () => {

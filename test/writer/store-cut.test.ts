@@ -4,16 +4,16 @@ import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { startWriter } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';
-import { ownToxiproxy, writerBehindStoreLink } from '../support/gray-links.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { aPlant } from '../support/plants.ts';
+import { ownToxiproxy, writerBehindStoreLink } from '../support/servers/gray-links.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { aPlant } from '../support/clients/plants.ts';
 import {
   json,
   PARTITIONS,
   replyHeaders,
   startTestWriter,
   writerOptions,
-} from '../support/writer.ts';
+} from '../support/servers/writer.ts';
 
 describe.skipIf(localServersUnavailable)(
   'Two writers, one of them cut off from the store (a black hole, Kafka fine)',

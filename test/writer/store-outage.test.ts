@@ -3,10 +3,10 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
 import { SESSION_TIMEOUT_MS, startWriter, type Writer } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';
-import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/local-servers.ts';
-import { ownStore } from '../support/own-store.ts';
-import { aPlant } from '../support/plants.ts';
-import { json, startTestWriter, writerOptions } from '../support/writer.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { ownStore } from '../support/servers/own-store.ts';
+import { aPlant } from '../support/clients/plants.ts';
+import { json, startTestWriter, writerOptions } from '../support/servers/writer.ts';
 
 /** How many times a writer found the store unavailable and waited for it. */
 async function storeRetries(writer: Writer): Promise<number> {

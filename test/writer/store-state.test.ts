@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 describe('Writer storage', () => {
   it('When a plant is created, then it is stored once as { _id: Int64, name, tag, createdAt } without unknown fields', async () => {

@@ -1,7 +1,7 @@
 import type { IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
-import { json, replyHeaders, startTestWriter } from '../support/writer.ts';
+import { json, replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 
 const VALID_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 

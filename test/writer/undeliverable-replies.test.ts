@@ -2,9 +2,14 @@ import { ConfigResourceTypes, type IHeaders } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import type { StoredPlant } from '#writer/store/plant-store.ts';
-import { uniqueName } from '../support/kafka.ts';
-import { metric } from '../support/metrics.ts';
-import { json, replyHeaders, startTestWriter, type WriterHarness } from '../support/writer.ts';
+import { uniqueName } from '../support/servers/kafka.ts';
+import { metric } from '../support/checks/metrics.ts';
+import {
+  json,
+  replyHeaders,
+  startTestWriter,
+  type WriterHarness,
+} from '../support/servers/writer.ts';
 
 /** Sends a command whose reply cannot be delivered, then a normal one, and returns its reply. */
 async function refusedThenNormal(writer: WriterHarness, id: number, headers: IHeaders) {

@@ -8,7 +8,7 @@ import { temporaryDirectory } from './local-servers.ts';
 
 /**
  * A Kafka broker of this test's own that can be stopped and started again on the same data;
- * `nodes` for listeners of its own (test/support/gray-links.ts).
+ * `nodes` for listeners of its own (test/support/servers/gray-links.ts).
  */
 export async function ownKafka(
   overrides: Record<string, string> = {},

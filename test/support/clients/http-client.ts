@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { TOKEN } from './gateway.ts';
+import { TOKEN } from '../servers/gateway.ts';
 
 export type Answer =
   | { status: number; headers: Record<string, string | string[] | undefined>; body: string }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'undici';
 import { onTestFinished } from 'vitest';
-import { TOKEN } from './gateway.ts';
-import { metric, parseMetrics } from './metrics.ts';
+import { TOKEN } from '../servers/gateway.ts';
+import { metric, parseMetrics } from '../checks/metrics.ts';
 import { aPlant } from './plants.ts';
 
 export interface SteadyResult {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { cacheRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
-import { requireGo } from './run-tool.ts';
+import { requireGo } from '../processes/run-tool.ts';
 
 /** Prometheus's module as the Go module proxy serves it (the checksum database's hash). */
 const PROMETHEUS = {

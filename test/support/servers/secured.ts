@@ -8,10 +8,10 @@ import type { Principal } from '#local/kafka/acls.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
 import type { KafkaConnection } from '#shared/kafka-connection.ts';
-import type { SecuredStackContext } from '../secured/global-setup.ts';
-import { runEntryPoint, type EntryPointExit } from './entry-point.ts';
+import type { SecuredStackContext } from '../../secured/global-setup.ts';
+import { runEntryPoint, type EntryPointExit } from '../processes/entry-point.ts';
 import { securedStackUnavailable } from './local-servers.ts';
-import { aPlant, type TestPlant } from './plants.ts';
+import { aPlant, type TestPlant } from '../clients/plants.ts';
 
 const provided = inject('securedStack');
 

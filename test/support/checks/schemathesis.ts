@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
-import { runPythonModule, type PythonRun } from './python-module.ts';
+import { runPythonModule, type PythonRun } from '../processes/python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'fuzz', 'requirements.txt');
 const MIN_PYTHON = [3, 11] as const;

@@ -5,7 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { onTestFinished } from 'vitest';
 import { projectRoot } from '#local/provision/paths.ts';
 import { freePort } from '#local/provision/ports.ts';
-import { watchOutput, type ChildOutput } from './child-output.ts';
+import { watchOutput, type ChildOutput } from '../processes/child-output.ts';
 
 /** Whether any process has this pid, a zombie included: the tests' check that nothing is left. */
 export function isAlive(pid: number): boolean {

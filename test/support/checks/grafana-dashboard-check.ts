@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
-import { requireGo } from './run-tool.ts';
+import { requireGo } from '../processes/run-tool.ts';
 
-const SOURCE = join(projectRoot, 'test', 'support', 'grafana-dashboard-check');
+const SOURCE = join(projectRoot, 'test', 'support', 'checks', 'grafana-dashboard-check');
 
 /**
- * The dashboard checker of `test/support/grafana-dashboard-check` (the Grafana Foundation SDK's
+ * The dashboard checker of `test/support/checks/grafana-dashboard-check` (the Grafana Foundation SDK's
  * strict decoding), built once per machine and again when its source or pins change.
  */
 export async function grafanaDashboardCheck(): Promise<string> {

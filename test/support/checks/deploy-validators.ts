@@ -6,7 +6,7 @@ import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
 import { findOnPath } from '#local/provision/tools.ts';
-import { runPythonModule, type PythonRun } from './python-module.ts';
+import { runPythonModule, type PythonRun } from '../processes/python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =

@@ -9,7 +9,7 @@ import { kafkaClient } from '#shared/kafka-client.ts';
 import { createLogger, type Logger } from '#shared/logger.ts';
 import type { WriterMetrics } from '#writer/health/metrics.ts';
 import { startWriter, type Writer, type WriterOptions } from '#writer/writer.ts';
-import { parseMetrics, type Sample } from './metrics.ts';
+import { parseMetrics, type Sample } from '../checks/metrics.ts';
 import { partitioner, uniqueName } from './kafka.ts';
 
 export const PARTITIONS = 3;

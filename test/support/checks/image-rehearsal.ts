@@ -86,7 +86,7 @@ export async function assembleImage(dir: string, logFile: string): Promise<Assem
       default:
         throw unsupported(
           instruction,
-          'not carried out here: teach test/support/image-rehearsal.ts',
+          'not carried out here: teach test/support/checks/image-rehearsal.ts',
         );
     }
   }

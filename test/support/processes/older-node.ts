@@ -1,9 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { cacheRoot } from '#local/provision/paths.ts';
-import packageJson from '../../package.json' with { type: 'json' };
+import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
 
+const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+  devDependencies: { node: string };
+};
 const PINNED_MAJOR = Number(packageJson.devDependencies.node.split('.')[0]);
 /** Provisioned when PATH has no older Node: the last Node 20 published for this platform. */
 const OLDER_VERSION = '20.20.0';

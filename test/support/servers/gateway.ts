@@ -6,7 +6,7 @@ import type { GatewaySettings } from '#gateway/config.ts';
 import { createLogger, type Logger } from '#shared/logger.ts';
 import { PARTITIONS, startTestWriter, type RegisterCleanup, type WriterHarness } from './writer.ts';
 
-import { SECOND_TOKEN, TOKEN } from './token.ts';
+import { SECOND_TOKEN, TOKEN } from '../clients/token.ts';
 
 export { SECOND_TOKEN, TOKEN };
 export const BODY_LIMIT_BYTES = 1_024;
