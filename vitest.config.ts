@@ -47,8 +47,9 @@ export default defineConfig({
         test: {
           name: 'integration',
           // test/tooling: tests of the tooling that start processes or a browser, or measure for
-          // seconds; the unit project stays in-process and quick.
-          include: ['test/{gateway,writer,infra,tooling}/**/*.test.ts'],
+          // seconds; test/shared: the shared modules in processes of their own. The unit project
+          // stays in-process and quick.
+          include: ['test/{gateway,writer,shared,infra,tooling}/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
         },
       },

@@ -3,7 +3,7 @@ import { findOnPath, MissingToolError, type Tool } from '#local/provision/tools.
 
 const CHROMIUM: Tool = {
   command: 'chromium',
-  neededFor: 'opening the HTML reports in a headless browser (test/tooling/html-report.test.ts)',
+  neededFor: 'opening the HTML reports in a headless browser (test/tooling/report.test.ts)',
   install: 'install Chromium (Debian/Ubuntu: apt-get install chromium)',
 };
 

@@ -30,7 +30,7 @@ export function manifestChecks(): ManifestChecks {
     checks.scratch = await mkdtemp(join(tmpdir(), 'plant-store-manifests-'));
     checks.manifests = await readManifests();
     checks.caPem = await readFile(
-      join(projectRoot, 'test', 'unit', 'fixtures', 'unit-test-ca.pem'),
+      join(projectRoot, 'test', 'fixtures', 'unit-test-ca.pem'),
       'utf8',
     );
   });
