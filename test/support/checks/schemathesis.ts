@@ -7,9 +7,17 @@ import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
 import { runPythonModule, type PythonRun } from '../processes/python-module.ts';
 
-const REQUIREMENTS = join(projectRoot, 'test', 'fuzz', 'requirements.txt');
+const REQUIREMENTS = join(
+  projectRoot,
+  'test',
+  'support',
+  'checks',
+  'schemathesis',
+  'requirements.txt',
+);
 const MIN_PYTHON = [3, 11] as const;
-const NEEDED = 'needed to install and run schemathesis for test/deploy/fuzz.response.test.ts';
+const NEEDED =
+  'needed to install and run schemathesis for test/gateway/openapi-fuzz.response.test.ts';
 const INSTALL_PYTHON =
   'install Python 3.11 or newer with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv)';
 

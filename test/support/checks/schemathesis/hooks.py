@@ -1,4 +1,4 @@
-"""Schemathesis hooks for test/deploy/fuzz.response.test.ts, loaded through SCHEMATHESIS_HOOKS.
+"""Schemathesis hooks for test/gateway/openapi-fuzz.response.test.ts, loaded through SCHEMATHESIS_HOOKS.
 
 They keep the positive_data_acceptance check meaningful where the schema cannot say why the
 gateway refuses a body that matches it (both refusals are in the NewPlant description)."""

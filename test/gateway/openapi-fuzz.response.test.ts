@@ -8,7 +8,7 @@ import { attachGateway, TOKEN } from '../support/servers/gateway.ts';
 import { runSchemathesis, schemathesisPython } from '../support/checks/schemathesis.ts';
 import { startTestWriter } from '../support/servers/writer.ts';
 
-const FUZZ_DIR = join(projectRoot, 'test', 'fuzz');
+const FUZZ_DIR = join(projectRoot, 'test', 'support', 'checks', 'schemathesis');
 const MAX_EXAMPLES = 500;
 
 /** The parts of schemathesis's JSON run report this test reads. */
