@@ -79,3 +79,8 @@ export function grantsOf(userOf: (principal: string) => string) {
 export function sortedGrants<Grant>(grants: Grant[]): Grant[] {
   return grants.toSorted((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
+
+/** The Deployment and StatefulSet of deploy/k8s, by name. */
+export const WORKLOADS = ['plant-store-gateway', 'plant-store-writer'];
+/** Where the workloads read the cluster CA that Strimzi's operator makes. */
+export const CLUSTER_CA = { secret: 'plant-store-cluster-ca-cert', key: 'ca.crt', readOnly: true };

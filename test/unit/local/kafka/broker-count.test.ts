@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chaosOptions } from '#chaos/options.ts';
 import { brokerCount } from '#local/kafka/broker-count.ts';
 import { consecutiveNodePorts } from '#local/kafka/node-ports.ts';
 import { startKafka } from '#local/kafka/start-kafka.ts';
@@ -51,54 +50,5 @@ describe('A local Kafka of one node or three', () => {
     await expect(
       startLocalStack({ dir: await temporaryDirectory(), brokers: 3, kafkaPorts: nodes(1) }),
     ).rejects.toThrow("1 Kafka nodes' ports given for 3 brokers");
-  });
-});
-
-describe('npm run chaos flags', () => {
-  it('When no flag is given, then the mixed scenario runs on one broker with a 2 s writer session', () => {
-    expect(chaosOptions([])).toMatchObject({
-      scenario: { name: 'mixed' },
-      brokers: 1,
-      minCreates: 20_000,
-      faultEveryMs: 15_000,
-      sessionTimeoutMs: 2_000,
-    });
-    expect(chaosOptions(['--scenario', 'broker'])).toMatchObject({ brokers: 3, minCreates: 0 });
-  });
-
-  it('When a gray scenario or all of them are asked for, then they run on one broker without a creates quota', () => {
-    for (const scenario of ['store-cut-one', 'reply-slow', 'gray'])
-      expect(chaosOptions(['--scenario', scenario])).toMatchObject({
-        scenario: scenario === 'gray' ? 'gray' : { name: scenario },
-        brokers: 1,
-        minCreates: 0,
-      });
-  });
-
-  it('When a gray scenario is asked for with --secure, then the error says its links are plaintext', () => {
-    expect(() => chaosOptions(['--scenario', 'writer-frozen', '--secure'])).toThrow(
-      '--scenario writer-frozen puts proxies on plaintext links: it does not run with --secure',
-    );
-  });
-
-  it('When a flag is wrong, then the error names it and what it takes', () => {
-    expect(() => chaosOptions(['--scenario', 'meteor'])).toThrow(
-      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
-    );
-    expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
-      '--scenario broker kills one broker of three: run it with --brokers 3',
-    );
-    expect(() => chaosOptions(['--connections', '0'])).toThrow(
-      '--connections takes a whole number from 1; got "0"',
-    );
-    expect(() => chaosOptions(['--fault-every', 'soon'])).toThrow(
-      '--fault-every takes a whole number from 1; got "soon"',
-    );
-    expect(() => chaosOptions(['--store', 'mongo'])).toThrow(
-      '--store takes sqlite or postgresql; got "mongo"',
-    );
-    expect(() => chaosOptions(['--session-timeout', '500'])).toThrow(
-      `--session-timeout takes milliseconds from 1000 (the local brokers' least); got "500"`,
-    );
   });
 });

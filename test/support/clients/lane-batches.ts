@@ -1,0 +1,79 @@
+import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { vi } from 'vitest';
+import { createLogger } from '#shared/logger.ts';
+import type { LaneWork } from '#writer/consuming/lane-state.ts';
+import { partitionLanes, type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
+
+// Batches as kafkajs hands them to eachBatch, and lanes whose work the test finishes: for the
+// tests of the writer's partition lanes.
+
+/**
+ * A batch of commands at `offsets` on `partition`, as kafkajs hands it to eachBatch; each
+ * command's lane key is its offset unless `keys` says otherwise.
+ */
+export function batchAt(partition: number, offsets: string[], valueBytes = 16, keys = offsets) {
+  const resume = vi.fn();
+  const payload = {
+    batch: {
+      topic: 'plants.create',
+      partition,
+      messages: offsets.map(
+        (offset, index) =>
+          ({
+            offset,
+            key: Buffer.from(keys[index] ?? offset),
+            value: Buffer.alloc(valueBytes),
+          }) as unknown as KafkaMessage,
+      ),
+    },
+    isRunning: () => true,
+    isStale: vi.fn(() => false),
+    resolveOffset: vi.fn(),
+    pause: vi.fn(() => resume),
+  };
+  return { payload: payload as unknown as EachBatchPayload, ...payload, resume };
+}
+
+const offsetsOf = ({ partition, messages }: LaneWork) =>
+  `${partition}:${messages.map(({ offset }) => offset).join(',')}`;
+
+/**
+ * Lanes whose work finishes when the test says so; `offsets` lists each work's commands as it
+ * starts, `answered` as it is handed on in order.
+ */
+export function controllableLanes() {
+  const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
+  const finish: ((error?: Error) => void)[] = [];
+  const answered: string[] = [];
+  const seek = vi.fn();
+  const lanes = partitionLanes(
+    { seek },
+    {
+      answer: (work) =>
+        new Promise<void>((resolve, reject) => {
+          started.push({
+            partition: work.partition,
+            offsets: work.messages.map(({ offset }) => offset),
+            work,
+          });
+          finish.push((error) => {
+            if (error) reject(error);
+            else resolve();
+          });
+        }),
+      answered: (work) => answered.push(offsetsOf(work)),
+      keyOf: ({ key }) => key?.toString(),
+    },
+    createLogger('writer', 'silent'),
+  );
+  const offsets = () => started.map(({ work }) => offsetsOf(work));
+  return { lanes, started, finish, seek, offsets, answered };
+}
+
+/** Hands every batch over at once, as one fetch does: within the time a lane works alone. */
+export const acceptAll = (lanes: PartitionLanes, batches: { payload: EachBatchPayload }[]) =>
+  Promise.all(batches.map(({ payload }) => lanes.accept(payload)));
+
+export const settle = () => new Promise((resolve) => setImmediate(resolve));
+/** Longer than a lane under load waits before it takes more. */
+export const linger = () => new Promise((resolve) => setTimeout(resolve, 20));
