@@ -10,7 +10,7 @@ export type ErrorBody = Static<typeof ErrorBody>;
  * Every `error` value the service answers with, its HTTP status and when it is answered
  * (docs/decisions/0001-error-shape-and-codes.md).
  * Described here once: the OpenAPI document and docs/reference/error-codes.md are read from it
- * (test/unit/error-codes.test.ts holds that table to it).
+ * (test/unit/shared/contracts/errors.test.ts holds that table to it).
  */
 export const ERRORS = {
   invalidPlant: {

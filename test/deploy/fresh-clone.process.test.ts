@@ -79,8 +79,11 @@ describe('The first command on a fresh clone, with an older Node first on PATH',
   const expectations: Record<string, { args: string[]; prints: string }> = {
     'start:gateway': { args: [], prints: 'Invalid configuration: KAFKA_BROKERS must be set' },
     'start:writer': { args: [], prints: 'Invalid configuration: KAFKA_BROKERS must be set' },
-    test: { args: ['--project', 'unit', 'test/unit/statistics.test.ts'], prints: '1 passed' },
-    'test:unit': { args: ['test/unit/statistics.test.ts'], prints: '1 passed' },
+    test: {
+      args: ['--project', 'unit', 'test/unit/tooling/statistics/percentile.test.ts'],
+      prints: '1 passed',
+    },
+    'test:unit': { args: ['test/unit/tooling/statistics/percentile.test.ts'], prints: '1 passed' },
   };
 
   it('When any other script runs TypeScript, then it starts with scripts/run.mjs', () => {

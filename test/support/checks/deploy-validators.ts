@@ -10,7 +10,7 @@ import { runPythonModule, type PythonRun } from '../processes/python-module.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =
-  'needed to validate the Dockerfile, docker-compose.yml and deploy/k8s/ (test/deploy/dockerfile.test.ts, compose.test.ts, k8s-manifests.test.ts)';
+  'needed to validate the Dockerfile, docker-compose.yml and deploy/k8s/ (test/deploy/dockerfile.test.ts, compose.test.ts, k8s-manifests-*.test.ts)';
 
 /** KEDA's CRDs, from the Go module KEDA publishes (the checksum database's hash). */
 const KEDA = {
