@@ -4,6 +4,7 @@ import { consecutiveNodePorts, type KafkaNodePorts } from './kafka/node-ports.ts
 import { stopServersOfKilledLaunchers } from './process/orphans.ts';
 import { stackDir } from './provision/paths.ts';
 import { assertPortFree } from './provision/ports.ts';
+import { STACK_FLAGS } from './stack-flags.ts';
 import { startLocalStack } from './stack.ts';
 import { stopOnSignal } from './process/stop-on-signal.ts';
 
@@ -26,10 +27,7 @@ function infraOptions(args: string[]): InfraOptions | 'help' {
       'kafka-port': { type: 'string', default: '9092' },
       'kafka-controller-port': { type: 'string' },
       'mongodb-port': { type: 'string', default: '27017' },
-      // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
-      dir: { type: 'string' },
-      secure: { type: 'boolean', default: false },
-      brokers: { type: 'string', default: '1' },
+      ...STACK_FLAGS,
     },
   });
   if (flags === 'help') return 'help';

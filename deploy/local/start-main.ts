@@ -12,6 +12,7 @@ import { assertPortFree, freePort } from './provision/ports.ts';
 import { groupIsStable } from './kafka/group-stability.ts';
 import { httpIsReady } from './process/http-ready.ts';
 import { serviceConnections } from './secure-stack.ts';
+import { STACK_FLAGS } from './stack-flags.ts';
 import { startLocalStack, type LocalStack } from './stack.ts';
 import { stopOnSignal } from './process/stop-on-signal.ts';
 import { waitUntilReady } from './process/wait-until-ready.ts';
@@ -35,12 +36,7 @@ interface StartOptions {
 function startOptions(args: string[]): StartOptions | 'help' {
   const flags = readFlags({
     args,
-    options: {
-      // A secured stack's users are made when its Kafka is formatted: it keeps a folder of its own.
-      dir: { type: 'string' },
-      secure: { type: 'boolean', default: false },
-      brokers: { type: 'string', default: '1' },
-    },
+    options: STACK_FLAGS,
   });
   if (flags === 'help') return 'help';
   const { values } = flags;

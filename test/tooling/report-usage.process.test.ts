@@ -1,14 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/provision/paths.ts';
+import { runScript } from '#test/support/processes/entry-point.ts';
 
 describe('npm run report with a refused command line or --help', () => {
   const USAGE = 'npm run report -- <bench or chaos run .json> [--image <main chart .svg>]';
-  const report = (...args: string[]) =>
-    spawnSync(process.execPath, [join(projectRoot, 'tooling', 'report.ts'), ...args], {
-      encoding: 'utf8',
-    });
+  const report = (...args: string[]) => runScript('tooling/report.ts', args);
 
   it('When no recorded run is named, then it exits 2 with the error and the usage', () => {
     const result = report('--image', 'main.svg');

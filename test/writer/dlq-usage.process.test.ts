@@ -1,21 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/provision/paths.ts';
+import { runScript } from '#test/support/processes/entry-point.ts';
 
 const USAGE = 'usage: npm run dlq -- list|replay [--error CODE] [--since ISO-8601] [--yes]';
 
 describe('npm run dlq with a refused command line', () => {
+  // No Kafka to reach: a refused command line exits before any client is made.
   const dlq = (...args: string[]) =>
-    spawnSync(
-      process.execPath,
-      [join(projectRoot, 'services', 'writer', 'src', 'dlq', 'main.ts'), ...args],
-      {
-        encoding: 'utf8',
-        // No Kafka to reach: a refused command line exits before any client is made.
-        env: { ...process.env, KAFKA_BROKERS: '127.0.0.1:1' },
-      },
-    );
+    runScript('services/writer/src/dlq/main.ts', args, { KAFKA_BROKERS: '127.0.0.1:1' });
 
   it.each([
     [['list', '--bogus'], "Unknown option '--bogus'"],

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SERVICE_NODE_FLAGS } from '#local/process/node-service.ts';
@@ -29,4 +29,12 @@ export async function runEntryPoint(
     const { code, stdout, stderr } = error as EntryPointExit;
     return { code, stdout, stderr };
   }
+}
+
+/** Runs a script of the project (`script`, from the root) on this Node to its end, as `npm run` would. */
+export function runScript(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [join(projectRoot, script), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
 }

@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/provision/paths.ts';
+import { runScript } from '#test/support/processes/entry-point.ts';
 import { benchOptions, USAGE } from '#bench/options.ts';
 
 describe('npm run bench flags', () => {
@@ -149,10 +147,7 @@ describe('npm run bench flags', () => {
 });
 
 describe('npm run bench with a refused flag or --help', () => {
-  const bench = (...args: string[]) =>
-    spawnSync(process.execPath, [join(projectRoot, 'bench', 'run.ts'), ...args], {
-      encoding: 'utf8',
-    });
+  const bench = (...args: string[]) => runScript('bench/run.ts', args);
 
   it('When a flag is refused, then it exits 2 before starting anything, with the error and the usage', () => {
     const result = bench('--repeat', '0');

@@ -1,14 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '#local/provision/paths.ts';
+import { runScript } from '#test/support/processes/entry-point.ts';
 import { USAGE } from '#chaos/options.ts';
 
 describe('npm run chaos with a refused flag or --help', () => {
-  const chaos = (...args: string[]) =>
-    spawnSync(process.execPath, [join(projectRoot, 'chaos', 'run.ts'), ...args], {
-      encoding: 'utf8',
-    });
+  const chaos = (...args: string[]) => runScript('chaos/run.ts', args);
 
   it('When a flag is refused, then it exits 2 before starting anything, with the error and the usage', () => {
     const result = chaos('--connections', '0');

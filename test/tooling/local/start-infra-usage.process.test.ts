@@ -1,14 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runScript } from '#test/support/processes/entry-point.ts';
 import { USAGE as INFRA_USAGE } from '#local/infra-main.ts';
-import { projectRoot } from '#local/provision/paths.ts';
 import { USAGE as START_USAGE } from '#local/start-main.ts';
 
-const run = (script: string, ...args: string[]) =>
-  spawnSync(process.execPath, [join(projectRoot, 'deploy', 'local', script), ...args], {
-    encoding: 'utf8',
-  });
+const run = (script: string, ...args: string[]) => runScript(`deploy/local/${script}`, args);
 
 describe('npm start and npm run infra with a refused flag or --help', () => {
   it.each([
