@@ -44,7 +44,7 @@ async function cacheOfItsOwn(): Promise<string> {
  */
 async function anotherClone(): Promise<string> {
   const clone = await temporaryDirectory();
-  for (const part of ['deploy', 'shared', 'scripts', 'package.json'])
+  for (const part of ['deploy', 'shared', 'tooling', 'scripts', 'package.json'])
     await cp(join(projectRoot, part), join(clone, part), { recursive: true });
   await symlink(join(projectRoot, 'node_modules'), join(clone, 'node_modules'));
   await mkdir(join(clone, '.local'));
