@@ -5,6 +5,7 @@ import { htmlPage, paragraph, type RenderedReport } from '#tooling/charts/page.t
 import { spreadOf } from '#tooling/statistics/spread.ts';
 import { createsAnswered, DISTRIBUTION } from '../closed-loop/load.ts';
 import { calibrationLine } from '../probes/calibration.ts';
+import { costCurveCharts } from './cost-curve-chart.ts';
 import { toMarkdown } from './markdown/markdown.ts';
 import { capacitiesByVariant } from './markdown/open-loop-section.ts';
 import { runLabel, type Report, type VariantResult } from './results.ts';
@@ -23,6 +24,7 @@ export function benchHtml(report: Report): RenderedReport {
     percentileChart(compared, label),
     ...(rates === null ? [] : [rates]),
     cpuChart(compared, label),
+    ...costCurveCharts(compared, label),
     ...brokerChart(compared, label),
     ...repeatCharts(report),
   ];

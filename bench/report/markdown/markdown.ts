@@ -2,6 +2,7 @@ import { calibrationLine } from '../../probes/calibration.ts';
 import { runLabel, type Report, type VariantResult } from '../results.ts';
 import { summarize, targetsOf } from '../summary.ts';
 import { verdict } from './cells.ts';
+import { costCurveLines } from './cost-curve-section.ts';
 import { openLoopLines } from './open-loop-section.ts';
 import {
   brokerRequestLines,
@@ -56,6 +57,7 @@ export function toMarkdown(report: Report): string {
     ),
     '',
     ...openLoopLines(report.results, label),
+    ...costCurveLines(report.results, label),
     ...soakLines(report.results.find((result) => result.soak !== null)?.soak ?? null),
     ...warmUpLines(report.results, label),
     ...machineLines(report.results, label),
