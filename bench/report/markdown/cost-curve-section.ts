@@ -1,8 +1,6 @@
 import { costCurve } from '../cost-curve.ts';
 import type { VariantResult } from '../results.ts';
-
-const ms = (value: number | null) =>
-  value !== null && Number.isFinite(value) ? value.toFixed(1) : '–';
+import { ms } from './cells.ts';
 
 /** Each run's CPU per create by process against the offered rate, the closed loop last. */
 export function costCurveLines(

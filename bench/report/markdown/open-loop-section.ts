@@ -1,13 +1,10 @@
 import type { VariantResult } from '../results.ts';
+import { ms } from './cells.ts';
 import { spreadOf } from '#tooling/statistics/spread.ts';
 import { errorKindsText, heldTarget, type RateStep } from '../../open-loop/rate-step.ts';
 
 /** The project's goal for e2e's capacity against a direct write's. */
 const CAPACITY_RATIO_GOAL = 2.5;
-
-// A step without a 2xx answer has no latency: NaN in memory, null once read back from JSON.
-const ms = (value: number | null) =>
-  value !== null && Number.isFinite(value) ? value.toFixed(1) : '–';
 
 /** Every open-loop step of every run, then each variant's capacity over the repetitions. */
 export function openLoopLines(
