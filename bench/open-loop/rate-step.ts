@@ -128,3 +128,13 @@ export function errorKindsText({ errorKinds }: RateStep): string {
 export function heldTarget(step: RateStep, targetMs: number): boolean {
   return !step.behindSchedule && step.errors === 0 && step.p99 <= targetMs;
 }
+
+/** A run's open-loop steps, its `--rates` and its capacity search's, by offered rate. */
+export function stepsByRate(
+  openLoop:
+    { rates: readonly RateStep[]; capacity: { steps: readonly RateStep[] } | null } | undefined,
+): RateStep[] {
+  return [...(openLoop?.rates ?? []), ...(openLoop?.capacity?.steps ?? [])].sort(
+    (a, b) => a.offered - b.offered,
+  );
+}

@@ -4,6 +4,7 @@ import { lineChart, type Mark, type Series } from '#tooling/charts/line-chart.ts
 import { htmlPage, paragraph, type RenderedReport } from '#tooling/charts/page.ts';
 import { spreadOf } from '#tooling/statistics/spread.ts';
 import { createsAnswered, DISTRIBUTION } from '../closed-loop/load.ts';
+import { stepsByRate, type RateStep } from '../open-loop/rate-step.ts';
 import { calibrationLine } from '../probes/calibration.ts';
 import { costCurveCharts } from './cost-curve-chart.ts';
 import { toMarkdown } from './markdown/markdown.ts';
@@ -133,11 +134,8 @@ function latencyAgainstRate(
   if (runs.length === 0) return null;
   const variants = [...new Set(runs.map(({ variant }) => variant))];
   const series: Series[] = runs.flatMap((result) => {
-    const steps = [
-      ...(result.openLoop?.rates ?? []),
-      ...(result.openLoop?.capacity?.steps ?? []),
-    ].sort((a, b) => a.offered - b.offered);
-    const at = (pick: (step: (typeof steps)[number]) => number) =>
+    const steps = stepsByRate(result.openLoop);
+    const at = (pick: (step: RateStep) => number) =>
       steps.map((step) => ({
         x: step.offered,
         y: pick(step),

@@ -1,3 +1,4 @@
+import { stepsByRate } from '../open-loop/rate-step.ts';
 import type { VariantResult } from './results.ts';
 
 /** What one load cost per create: each process's CPU over the requests sent, in µs. */
@@ -17,15 +18,13 @@ export interface CostPoint {
  * operator pays for it at that rate too.
  */
 export function costCurve(result: VariantResult): CostPoint[] {
-  const steps = [...(result.openLoop?.rates ?? []), ...(result.openLoop?.capacity?.steps ?? [])]
-    .sort((a, b) => a.offered - b.offered)
-    .map((step) => ({
-      ...costOf(step.usage, step.sent),
-      rate: step.offered,
-      closedLoop: false,
-      p50: step.p50,
-      p99: step.p99,
-    }));
+  const steps = stepsByRate(result.openLoop).map((step) => ({
+    ...costOf(step.usage, step.sent),
+    rate: step.offered,
+    closedLoop: false,
+    p50: step.p50,
+    p99: step.p99,
+  }));
   const { load } = result;
   return [
     ...steps,
