@@ -1,14 +1,11 @@
-import { createRequire } from 'node:module';
 import type { Broker } from 'kafkajs';
+import { kafkajsPrototype } from './kafkajs-internals.ts';
 
 /**
  * How long a fetch refused by a dead leader waits before the next: until the controller moves its
  * partitions (`broker.session.timeout.ms`, 3 s locally, 9 s by default), metadata still names it.
  */
 const REFUSED_FETCH_PAUSE_MS = 250;
-
-/** The one version whose consumer group this module was written against (package.json pins it). */
-const KAFKAJS_VERSION = '2.2.4';
 
 /** What this module uses of kafkajs's internal ConsumerGroup (src/consumer/consumerGroup.js). */
 interface ConsumerGroup {
@@ -110,15 +107,10 @@ let installed = false;
 export function rediscoverLostCoordinators(): void {
   if (installed) return;
   installed = true;
-  const require = createRequire(import.meta.url);
-  const { version } = require('kafkajs/package.json') as { version: string };
-  if (version !== KAFKAJS_VERSION)
-    throw new Error(
-      `shared/kafka-coordinator.ts replaces methods of kafkajs ${KAFKAJS_VERSION}'s consumer group, but kafkajs ${version} is installed: check them against its src/consumer/consumerGroup.js`,
-    );
-  const { prototype } = require('kafkajs/src/consumer/consumerGroup.js') as {
-    prototype: ConsumerGroup;
-  };
+  const prototype = kafkajsPrototype(
+    'src/consumer/consumerGroup.js',
+    'shared/kafka-coordinator.ts',
+  ) as ConsumerGroup;
   const { heartbeat, commitOffsets, commitOffsetsIfNecessary, recoverFromFetch } = prototype;
 
   prototype.heartbeat = async function (this: ConsumerGroup, args) {
