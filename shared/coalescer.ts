@@ -1,3 +1,5 @@
+import type { Linger } from './arrival-linger.ts';
+
 interface Pending<Item, Result> {
   item: Item;
   resolve: (result: Result) => void;
@@ -12,10 +14,12 @@ export interface CoalescerOptions {
   /**
    * A run that could start at once waits for the rest of this turn of the event loop
    * (`setImmediate`): the calls made by everything the same I/O delivered usually go out
-   * together (not those a run that ends meanwhile takes first). Tests with fake timers must
-   * leave `setImmediate` real.
+   * together (not those a run that ends meanwhile takes first). With a `Linger`, it waits as long
+   * as the linger says instead (truncated to whole ms, as timers are), or for the rest of the turn
+   * once it holds `enough` calls or when the linger says 0. Tests with fake timers must leave
+   * `setImmediate` real.
    */
-  gather?: boolean;
+  gather?: boolean | Linger;
   /**
    * When every run is in flight and the newest began this long ago, the next calls run beside
    * them: a slow run holds calls back this long at most, not for its whole round trip.
@@ -24,10 +28,10 @@ export interface CoalescerOptions {
 }
 
 /**
- * Coalesces calls without a timer: a call made while fewer than `concurrency` runs are in flight
- * runs at once, or at the end of the event loop's turn when gathering (no timer's latency when
- * idle); calls made while every run is in flight wait and then go out together in the next run,
- * so under load each round trip carries everything that queued.
+ * Coalesces calls: a call made while fewer than `concurrency` runs are in flight runs at once, or
+ * at the end of the event loop's turn when gathering, or after a linger that follows the arrival
+ * rate (none when idle or at a low rate); calls made while every run is in flight wait and then
+ * go out together in the next run, so under load each round trip carries everything that queued.
  * `runAll` answers one result per item, in order; each call settles with its own result, or with
  * the error of the run that carried it.
  */
@@ -43,6 +47,14 @@ export function coalescer<Item, Result>(
   const queue: Pending<Item, Result>[] = [];
   let inFlight = 0;
   let gathering = false;
+  const linger = typeof gather === 'boolean' ? undefined : gather;
+  /** The end of a linger, while a run waits for more calls. */
+  let lingering: NodeJS.Timeout | undefined;
+  const startGathered = () => {
+    gathering = false;
+    lingering = undefined;
+    startRuns();
+  };
   /** When the newest run began. */
   let startedAt = 0;
   /** The start of a run beside the others, once overlapAfterMs has passed. */
@@ -88,14 +100,18 @@ export function coalescer<Item, Result>(
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
+      linger?.arrived();
       queue.push({ item, resolve, reject });
-      if (!gather) startRuns();
+      if (lingering !== undefined && linger !== undefined && queue.length >= linger.enough) {
+        clearTimeout(lingering);
+        lingering = undefined;
+        setImmediate(startGathered);
+      } else if (gather === false) startRuns();
       else if (!gathering && inFlight < concurrency) {
         gathering = true;
-        setImmediate(() => {
-          gathering = false;
-          startRuns();
-        });
+        const waitMs = linger?.waitMs() ?? 0;
+        if (waitMs > 0) lingering = setTimeout(startGathered, waitMs);
+        else setImmediate(startGathered);
       } else overlapLater();
     });
 }

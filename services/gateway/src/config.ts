@@ -68,6 +68,13 @@ export const GatewayConfig = Type.Object({
         'The partition of the reply topic this gateway reads and names on its commands; by default one its host name and port hash to',
     }),
   ),
+  PUBLISH_LINGER_MAX_MS: Type.Integer({
+    default: 8,
+    minimum: 0,
+    maximum: 100,
+    description:
+      'The longest a send of commands waits for more when they arrive fast enough to fill it; 0 sends at once',
+  }),
   MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1_000,
@@ -121,6 +128,8 @@ export interface HttpSettings extends HttpLimits {
 /** What a gateway runs with: the HTTP layer's settings and those of creates over Kafka. */
 export interface GatewaySettings extends HttpSettings {
   replyTimeoutMs: number;
+  /** The longest a send of commands lingers for more (arrival-linger.ts); 0: never. */
+  publishLingerMaxMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
   partitions: number;
@@ -176,6 +185,7 @@ export function gatewaySettingsOf(
     shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,
     topics: topicsOf(config),
     replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+    publishLingerMaxMs: config.PUBLISH_LINGER_MAX_MS,
     maxInFlight: config.MAX_IN_FLIGHT,
     partitions: config.KAFKA_PARTITIONS,
     replyPartition: {

@@ -50,6 +50,7 @@ export function testGatewaySettings(
   return {
     authTokens: [TOKEN],
     replyTimeoutMs: 15_000,
+    publishLingerMaxMs: 8,
     maxInFlight: 1_000,
     maxEventLoopDelayMs: 0,
     shutdownDrainMs: 0,

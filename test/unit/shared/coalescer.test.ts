@@ -202,4 +202,86 @@ describe('Coalescer', () => {
     releases[2]?.();
     await expect(queued).resolves.toBe(40);
   });
+
+  describe('with a linger', () => {
+    const lingerOf = (waitMs: number) => ({
+      arrived: vi.fn(),
+      waitMs: () => waitMs,
+      enough: 3,
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    /** Fake timeouts, real `setImmediate`: a turn of the event loop still ends. */
+    const fakeTimeouts = () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      onTestFinished(() => {
+        vi.useRealTimers();
+      });
+    };
+
+    it('When the linger says 3 ms, then a call waits 3 ms and the calls made meanwhile go out with it', async () => {
+      fakeTimeouts();
+      const { batches, releases, sendAll } = controllableSend();
+      const linger = lingerOf(3);
+      const send = coalescer(sendAll, { gather: linger });
+
+      const calls = [send(1)];
+      vi.advanceTimersByTime(2);
+      calls.push(send(2));
+      await turn();
+      expect(batches).toEqual([]);
+      vi.advanceTimersByTime(1);
+
+      expect(batches).toEqual([[1, 2]]);
+      expect(linger.arrived).toHaveBeenCalledTimes(2);
+      releases[0]?.();
+      await expect(Promise.all(calls)).resolves.toEqual([10, 20]);
+    });
+
+    it('When a lingering run holds enough calls, then it goes out at the end of the turn', async () => {
+      fakeTimeouts();
+      const { batches, releases, sendAll } = controllableSend();
+      const send = coalescer(sendAll, { gather: lingerOf(50) });
+
+      const calls = [send(1), send(2), send(3), send(4)];
+      expect(batches).toEqual([]);
+      await turn();
+
+      expect(batches).toEqual([[1, 2, 3, 4]]);
+      releases[0]?.();
+      await expect(Promise.all(calls)).resolves.toEqual([10, 20, 30, 40]);
+      vi.advanceTimersByTime(50);
+      expect(batches).toHaveLength(1);
+    });
+
+    it('When the linger says 0, then a call goes out at the end of the turn', async () => {
+      const { batches, releases, sendAll } = controllableSend();
+      const send = coalescer(sendAll, { gather: lingerOf(0) });
+
+      const call = send(1);
+      expect(batches).toEqual([]);
+      await turn();
+
+      expect(batches).toEqual([[1]]);
+      releases[0]?.();
+      await expect(call).resolves.toBe(10);
+    });
+
+    it('When calls arrive while a run is in flight, then they go out as it ends, without lingering', async () => {
+      fakeTimeouts();
+      const { batches, releases, sendAll } = controllableSend();
+      const send = coalescer(sendAll, { gather: lingerOf(3) });
+      const first = send(1);
+      vi.advanceTimersByTime(3);
+      expect(batches).toEqual([[1]]);
+
+      const queued = send(2);
+      releases[0]?.();
+      await first;
+      await Promise.resolve();
+
+      expect(batches).toEqual([[1], [2]]);
+      releases[1]?.();
+      await expect(queued).resolves.toBe(20);
+    });
+  });
 });

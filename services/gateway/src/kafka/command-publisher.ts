@@ -4,6 +4,7 @@ import type { Histogram } from 'prom-client';
 import { HEADERS, replyPartitionHeader, type Topics } from '#shared/contracts/kafka.ts';
 import { stringifyJson } from '#shared/contracts/json.ts';
 import type { NewPlant } from '#shared/contracts/plant.ts';
+import { arrivalLinger } from '#shared/arrival-linger.ts';
 import { coalescer } from '#shared/coalescer.ts';
 import { idempotentProducer } from '#shared/idempotent-producer.ts';
 import type { Logger } from '#shared/logger.ts';
@@ -38,6 +39,22 @@ type Sent = 'sent' | 'too late' | { failedBehind: unknown };
  */
 const SEND_RETRY = { retries: 7, initialRetryTime: 100, maxRetryTime: 1_000 };
 
+/**
+ * How a send waits for more commands (arrival-linger.ts): for three more, as long as they take to
+ * arrive at the rate of the last ~100 ms, when that is within the configured longest wait. With
+ * the default 8 ms, a send waits from about 375 creates/s up (7.5 ms at 400/s, 4.3 ms at 700/s,
+ * 3 ms at 1,000/s), and never at a lower rate or when idle.
+ */
+const LINGER = { wanted: 3, windowMs: 100 };
+
+export interface CommandPublisherOptions {
+  topics: Pick<Topics, 'create' | 'replies'> & { replyPartition: number };
+  /** The longest a send waits for more commands; 0: it never waits. */
+  lingerMaxMs: number;
+  produceDuration: Histogram<'outcome'>;
+  logger: Pick<Logger, 'warn'>;
+}
+
 export interface CommandPublisher {
   publish(command: CreateCommand): Promise<void>;
   disconnect(): Promise<void>;
@@ -48,15 +65,15 @@ export interface CommandPublisher {
  * for one id lands on one partition). A send rides out a leader's death (SEND_RETRY) and still
  * fails well within the HTTP deadline when Kafka cannot take it: a 503, not a hang. Under load,
  * commands that queue behind a send in flight go out together in the next one, and so do the
- * commands of the requests one turn of the event loop read; those that waited behind a send that
- * failed fail with it, unsent, instead of waiting as long again. Idempotent with acks=all: a
- * retry of a send the broker had written is not written twice.
+ * commands of the requests one turn of the event loop read; at a steady rate high enough, a send
+ * lingers a few ms for more (LINGER), so that every hop after it, the writer's fetch, insert and
+ * reply and this gateway's fetch of the replies, carries several creates instead of one. Those
+ * that waited behind a send that failed fail with it, unsent, instead of waiting as long again.
+ * Idempotent with acks=all: a retry of a send the broker had written is not written twice.
  */
 export async function commandPublisher(
   kafka: Kafka,
-  topics: Pick<Topics, 'create' | 'replies'> & { replyPartition: number },
-  produceDuration: Histogram<'outcome'>,
-  logger: Pick<Logger, 'warn'>,
+  { topics, lingerMaxMs, produceDuration, logger }: CommandPublisherOptions,
 ): Promise<CommandPublisher> {
   const producer = await idempotentProducer(
     kafka,
@@ -100,7 +117,7 @@ export async function commandPublisher(
       }
       return outcomes;
     },
-    { gather: true },
+    { gather: lingerMaxMs > 0 ? arrivalLinger({ ...LINGER, maxMs: lingerMaxMs }) : true },
   );
   return {
     publish: ({ plant, correlationId, requestId, deadline, trace }) =>

@@ -27,15 +27,19 @@ interface KafkaClientOptions {
   replyPartition: number;
 }
 
+interface PublisherOptions extends KafkaClientOptions {
+  lingerMaxMs: number;
+}
+
 /** The producer of create commands, disconnected once the app has answered its last request. */
-const commandPublisherClient = fp<KafkaClientOptions>(
-  async (app, { kafka, topics, replyPartition }) => {
-    const publisher = await commandPublisher(
-      kafka,
-      { ...topics, replyPartition },
-      app.metrics.produceDuration,
-      app.log,
-    );
+const commandPublisherClient = fp<PublisherOptions>(
+  async (app, { kafka, topics, replyPartition, lingerMaxMs }) => {
+    const publisher = await commandPublisher(kafka, {
+      topics: { ...topics, replyPartition },
+      lingerMaxMs,
+      produceDuration: app.metrics.produceDuration,
+      logger: app.log,
+    });
     app.decorate('commandPublisher', publisher);
     app.addHook('onClose', () => publisher.disconnect());
   },
@@ -57,7 +61,10 @@ const replyConsumerClient = fp<KafkaClientOptions & { waiter: ReplyWaiter }>(
 
 /** Creates over Kafka: publish the command, wait for a writer's reply. */
 export function kafkaCreates(
-  settings: Pick<GatewaySettings, 'topics' | 'replyTimeoutMs' | 'maxInFlight' | 'replyPartition'>,
+  settings: Pick<
+    GatewaySettings,
+    'topics' | 'replyTimeoutMs' | 'maxInFlight' | 'replyPartition' | 'publishLingerMaxMs'
+  >,
   { kafka, waiter }: { kafka: Kafka; waiter: ReplyWaiter },
 ): FastifyPluginAsync {
   return fp(
@@ -74,7 +81,12 @@ export function kafkaCreates(
         `reading replies on partition ${String(replyPartition)} of ${topics.replies}`,
       );
       await app.register(replyConsumerClient, { kafka, topics, waiter, replyPartition });
-      await app.register(commandPublisherClient, { kafka, topics, replyPartition });
+      await app.register(commandPublisherClient, {
+        kafka,
+        topics,
+        replyPartition,
+        lingerMaxMs: settings.publishLingerMaxMs,
+      });
       app.decorate(
         'createPlant',
         createPlantOverKafka({

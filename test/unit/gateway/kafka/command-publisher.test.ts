@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Kafka, ProducerBatch } from 'kafkajs';
 import { Histogram, Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { commandPublisher } from '#gateway/kafka/command-publisher.ts';
 
 /** A Kafka whose producer keeps what it was asked to send, each send held until settled. */
@@ -40,14 +40,12 @@ async function publisherOf(kafka: Kafka) {
     labelNames: ['outcome'],
     registers: [new Registry()],
   });
-  return commandPublisher(
-    kafka,
-    { create: 'plants.create', replies: 'replies', replyPartition: 0 },
-    histogram,
-    {
-      warn: () => undefined,
-    },
-  );
+  return commandPublisher(kafka, {
+    topics: { create: 'plants.create', replies: 'replies', replyPartition: 0 },
+    lingerMaxMs: 8,
+    produceDuration: histogram,
+    logger: { warn: () => undefined },
+  });
 }
 
 const keysOf = (batch: ProducerBatch | undefined) =>
@@ -98,5 +96,50 @@ describe('commandPublisher', () => {
     await next;
 
     expect(keysOf(sent[1])).toEqual(['3']);
+  });
+});
+
+describe('commandPublisher at a steady rate', () => {
+  /** A Kafka whose producer answers every send at once, keeping what it was asked to send. */
+  function answeringKafka() {
+    const sent: ProducerBatch[] = [];
+    const producer = {
+      connect: () => Promise.resolve(),
+      disconnect: () => Promise.resolve(),
+      sendBatch: (batch: ProducerBatch) => {
+        sent.push(batch);
+        return Promise.resolve([]);
+      },
+    };
+    return { kafka: { producer: () => producer } as unknown as Kafka, sent };
+  }
+
+  it('When commands arrive 1 ms apart, then sends carry several of them; a lone command after a pause is sent within its turn', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { kafka, sent } = answeringKafka();
+    const publisher = await publisherOf(kafka);
+    const later = Date.now() + 60_000;
+
+    const published: Promise<void>[] = [];
+    for (let id = 1; id <= 200; id++) {
+      published.push(publisher.publish(command(id, later)));
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    await vi.advanceTimersByTimeAsync(500);
+    await Promise.all(published);
+    const steadySends = sent.length;
+    const lone = publisher.publish(command(201, later)).then(() => 'sent');
+    const fewTurns = (async () => {
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      return 'still waiting';
+    })();
+
+    await expect(Promise.race([lone, fewTurns])).resolves.toBe('sent');
+    expect(keysOf(sent.at(-1))).toEqual(['201']);
+    expect(sent.flatMap(keysOf)).toHaveLength(201);
+    expect(steadySends).toBeLessThan(100);
   });
 });
