@@ -17,6 +17,7 @@ import { kafkaLogCreator } from './kafka-log.ts';
 import type { Logger } from './logger.ts';
 import { registerKafkaCodecs } from './kafka-codecs.ts';
 import { checkHeldRequestsOnlyWhenHeld } from './kafka-request-queue.ts';
+import { endFetchersAfterStop } from './kafka-stopped-fetchers.ts';
 
 /**
  * kafkajs's own sockets keep Nagle's algorithm on, so a small request written while an earlier
@@ -70,14 +71,15 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 /**
  * The Kafka client of a plant-store service, over TLS and SASL when `connection` says so; reads
  * every codec a producer may use (gzip, snappy, lz4, zstd); logs its warnings and errors through
- * the service's `logger`. Two gaps of kafkajs 2.2.4 are closed for every client of the process:
- * lost group coordinators (kafka-coordinator.ts) and a timer loop on every connection
- * (kafka-request-queue.ts).
+ * the service's `logger`. Three gaps of kafkajs 2.2.4 are closed for every client of the process:
+ * lost group coordinators (kafka-coordinator.ts), a timer loop on every connection
+ * (kafka-request-queue.ts) and fetchers left running after a stop (kafka-stopped-fetchers.ts).
  */
 export function kafkaClient(clientId: string, connection: KafkaConnection, logger: Logger): Kafka {
   registerKafkaCodecs();
   rediscoverLostCoordinators();
   checkHeldRequestsOnlyWhenHeld();
+  endFetchersAfterStop();
   const sockets = brokerSockets();
   const config: KafkaConfig = {
     clientId,

@@ -1,0 +1,46 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { FetcherAfterStopError, endFetchersAfterStop } from '#shared/kafka-stopped-fetchers.ts';
+
+const require = createRequire(import.meta.url);
+const { prototype } = require('kafkajs/src/consumer/runner.js') as {
+  prototype: { fetch(this: object, nodeId: number): Promise<unknown[]> };
+};
+
+/** The parts of kafkajs's consumer Runner its fetch touches, answering one batch per fetch. */
+function runner(running: boolean) {
+  const fetched: number[] = [];
+  return {
+    running,
+    fetched,
+    logger: { debug: () => undefined },
+    consumerGroup: {
+      groupId: 'writers',
+      memberId: 'm-1',
+      fetch: (nodeId: number) => {
+        fetched.push(nodeId);
+        return Promise.resolve([{ topic: 'plants.create', partition: 0 }]);
+      },
+    },
+    instrumentationEmitter: { emit: () => undefined },
+    heartbeat: () => Promise.resolve(),
+  };
+}
+
+describe('kafkajs fetchers after their consumer stopped', () => {
+  endFetchersAfterStop();
+
+  it('When a stopped runner is asked for a fetch, then the fetch fails, so the fetcher asking ends instead of asking again at once for ever', async () => {
+    const stopped = runner(false);
+
+    await expect(prototype.fetch.call(stopped, 1)).rejects.toThrow(FetcherAfterStopError);
+    expect(stopped.fetched).toEqual([]);
+  });
+
+  it('When a running runner is asked for a fetch, then it fetches from the broker as before', async () => {
+    const running = runner(true);
+
+    await expect(prototype.fetch.call(running, 1)).resolves.toHaveLength(1);
+    expect(running.fetched).toEqual([1]);
+  });
+});
