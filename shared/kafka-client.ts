@@ -17,7 +17,7 @@ import { kafkaLogCreator } from './kafka-log.ts';
 import type { Logger } from './logger.ts';
 import { registerKafkaCodecs } from './kafka-codecs.ts';
 import { checkHeldRequestsOnlyWhenHeld } from './kafka-request-queue.ts';
-import { endFetchersAfterStop } from './kafka-stopped-fetchers.ts';
+import { pauseFetchersAfterStop } from './kafka-stopped-fetchers.ts';
 
 /**
  * kafkajs's own sockets keep Nagle's algorithm on, so a small request written while an earlier
@@ -79,7 +79,7 @@ export function kafkaClient(clientId: string, connection: KafkaConnection, logge
   registerKafkaCodecs();
   rediscoverLostCoordinators();
   checkHeldRequestsOnlyWhenHeld();
-  endFetchersAfterStop();
+  pauseFetchersAfterStop();
   const sockets = brokerSockets();
   const config: KafkaConfig = {
     clientId,

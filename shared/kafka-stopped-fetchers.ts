@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkajsPrototype } from './kafkajs-internals.ts';
 
 /** What this module uses of kafkajs's internal consumer Runner (src/consumer/runner.js). */
@@ -6,13 +7,8 @@ interface Runner {
   fetch: (this: Runner, nodeId: number) => Promise<unknown[]>;
 }
 
-/** Ends a fetcher that kafkajs started after its consumer was told to stop. */
-export class FetcherAfterStopError extends Error {
-  constructor() {
-    super('a fetcher ran after its consumer stopped');
-    this.name = 'FetcherAfterStopError';
-  }
-}
+/** How long a fetch asked of a stopped runner waits before it answers nothing. */
+export const STOPPED_FETCH_PAUSE_MS = 100;
 
 let installed = false;
 
@@ -24,11 +20,12 @@ let installed = false;
  * a core and does nothing else (a test worker hung so, in the coordinator test that kills a
  * broker).
  *
- * From here on, for every kafkajs consumer in the process: a fetch asked of a stopped runner fails,
- * which ends that fetcher; the fetch manager stops the others and gives up, and the runner, no
- * longer running, exits as it does on a stop.
+ * From here on, for every kafkajs consumer in the process: a fetch asked of a stopped runner answers
+ * nothing, as before, but only after STOPPED_FETCH_PAUSE_MS, so such a fetcher asks ten times a
+ * second instead of starving the process. Failing the fetch instead, to end the fetcher, turned
+ * a consumer's crash while its broker was down into one kafkajs does not restart from.
  */
-export function endFetchersAfterStop(): void {
+export function pauseFetchersAfterStop(): void {
   if (installed) return;
   installed = true;
   const prototype = kafkajsPrototype(
@@ -36,8 +33,11 @@ export function endFetchersAfterStop(): void {
     'shared/kafka-stopped-fetchers.ts',
   ) as Runner;
   const { fetch } = prototype;
-  prototype.fetch = function (this: Runner, nodeId) {
-    if (!this.running) return Promise.reject(new FetcherAfterStopError());
+  prototype.fetch = async function (this: Runner, nodeId) {
+    if (!this.running) {
+      await sleep(STOPPED_FETCH_PAUSE_MS);
+      return [];
+    }
     return fetch.call(this, nodeId);
   };
 }

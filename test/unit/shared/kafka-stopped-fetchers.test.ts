@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { FetcherAfterStopError, endFetchersAfterStop } from '#shared/kafka-stopped-fetchers.ts';
+import { STOPPED_FETCH_PAUSE_MS, pauseFetchersAfterStop } from '#shared/kafka-stopped-fetchers.ts';
 
 const require = createRequire(import.meta.url);
 const { prototype } = require('kafkajs/src/consumer/runner.js') as {
@@ -28,12 +28,20 @@ function runner(running: boolean) {
 }
 
 describe('kafkajs fetchers after their consumer stopped', () => {
-  endFetchersAfterStop();
+  pauseFetchersAfterStop();
 
-  it('When a stopped runner is asked for a fetch, then the fetch fails, so the fetcher asking ends instead of asking again at once for ever', async () => {
+  it('When a stopped runner is asked for a fetch, then it answers nothing only after a pause, so a fetcher asking again and again lets timers and I/O run', async () => {
     const stopped = runner(false);
+    const startedAt = performance.now();
+    let timerRan = false;
+    setTimeout(() => {
+      timerRan = true;
+    }, 0);
 
-    await expect(prototype.fetch.call(stopped, 1)).rejects.toThrow(FetcherAfterStopError);
+    await expect(prototype.fetch.call(stopped, 1)).resolves.toEqual([]);
+
+    expect(timerRan).toBe(true);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(STOPPED_FETCH_PAUSE_MS - 1);
     expect(stopped.fetched).toEqual([]);
   });
 
