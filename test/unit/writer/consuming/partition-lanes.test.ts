@@ -32,6 +32,20 @@ describe('Partition lanes', () => {
     expect(started[2]?.work.payload).toBe(third.payload);
   });
 
+  it('When a batch is answered before its fetch hold ends, then kafkajs may fetch again at once and no timer of the hold is left to wake the writer', async () => {
+    const { lanes, finish } = controllableLanes();
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout');
+    const before = timers().length;
+
+    const held = lanes.accept(batchAt(0, ['1']).payload);
+    await settle();
+    expect(timers()).toHaveLength(before + 1);
+    finish[0]?.();
+    await held;
+
+    expect(timers()).toHaveLength(before);
+  });
+
   it('When more than 16 MiB of commands queue over every lane, then the partition that adds to them is paused until its lane has taken them', async () => {
     const { lanes, finish } = controllableLanes();
     const [busy, otherBusy, queued, beyond] = [
