@@ -1,5 +1,5 @@
 import type { Broker } from 'kafkajs';
-import { kafkajsPrototype } from './kafkajs-internals.ts';
+import { prototypeToPatch } from './kafkajs-internals.ts';
 
 /**
  * How long a fetch refused by a dead leader waits before the next: until the controller moves its
@@ -86,8 +86,6 @@ function lookUpCoordinator(group: ConsumerGroup, error: unknown): Promise<void> 
   return lookup;
 }
 
-let installed = false;
-
 /**
  * kafkajs 2.2.4 caches a consumer group's coordinator from its join and sends every heartbeat and
  * commit there: when that broker dies, each fails (connection refused) and counts against the
@@ -105,12 +103,11 @@ let installed = false;
  * a release.
  */
 export function rediscoverLostCoordinators(): void {
-  if (installed) return;
-  installed = true;
-  const prototype = kafkajsPrototype(
+  const prototype = prototypeToPatch(
     'src/consumer/consumerGroup.js',
     'shared/kafka-coordinator.ts',
-  ) as ConsumerGroup;
+  ) as ConsumerGroup | undefined;
+  if (prototype === undefined) return;
   const { heartbeat, commitOffsets, commitOffsetsIfNecessary, recoverFromFetch } = prototype;
 
   prototype.heartbeat = async function (this: ConsumerGroup, args) {

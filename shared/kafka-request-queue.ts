@@ -1,4 +1,4 @@
-import { kafkajsPrototype } from './kafkajs-internals.ts';
+import { prototypeToPatch } from './kafkajs-internals.ts';
 
 /** kafkajs's own pause before it looks again at requests held back by the in-flight cap. */
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
@@ -11,8 +11,6 @@ interface RequestQueue {
   checkPendingRequests(): void;
   scheduleCheckPendingRequests(this: RequestQueue): void;
 }
-
-let installed = false;
 
 /**
  * kafkajs 2.2.4 looks at every connection's queue of held-back requests again after each answer,
@@ -29,12 +27,11 @@ let installed = false;
  * answer or a timeout looks at once anyway, as before).
  */
 export function checkHeldRequestsOnlyWhenHeld(): void {
-  if (installed) return;
-  installed = true;
-  const prototype = kafkajsPrototype(
+  const prototype = prototypeToPatch(
     'src/network/requestQueue/index.js',
     'shared/kafka-request-queue.ts',
-  ) as RequestQueue;
+  ) as RequestQueue | undefined;
+  if (prototype === undefined) return;
   prototype.scheduleCheckPendingRequests = function (this: RequestQueue) {
     if (this.throttleCheckTimeoutId !== null || this.pending.length === 0) return;
     const untilUnthrottled = this.throttledUntil - Date.now();

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kafkajsPrototype } from './kafkajs-internals.ts';
+import { prototypeToPatch } from './kafkajs-internals.ts';
 
 /** What this module uses of kafkajs's internal consumer Runner (src/consumer/runner.js). */
 interface Runner {
@@ -9,8 +9,6 @@ interface Runner {
 
 /** How long a fetch asked of a stopped runner waits before it answers nothing. */
 export const STOPPED_FETCH_PAUSE_MS = 100;
-
-let installed = false;
 
 /**
  * kafkajs 2.2.4 can leave a fetcher running after its consumer stops: when the brokers change (one
@@ -26,12 +24,11 @@ let installed = false;
  * a consumer's crash while its broker was down into one kafkajs does not restart from.
  */
 export function pauseFetchersAfterStop(): void {
-  if (installed) return;
-  installed = true;
-  const prototype = kafkajsPrototype(
+  const prototype = prototypeToPatch(
     'src/consumer/runner.js',
     'shared/kafka-stopped-fetchers.ts',
-  ) as Runner;
+  ) as Runner | undefined;
+  if (prototype === undefined) return;
   const { fetch } = prototype;
   prototype.fetch = async function (this: Runner, nodeId) {
     if (!this.running) {
