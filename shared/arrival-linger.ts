@@ -1,7 +1,7 @@
 /** How long a run of calls waits for more before it starts (0: at once), asked as a run could start. */
 export interface Linger {
-  /** Counts a call as it arrives. */
-  arrived(): void;
+  /** Counts calls as they arrive: one, or `count` that arrived together. */
+  arrived(count?: number): void;
   /** How long a run that could start now waits for more calls, in ms. */
   waitMs(): number;
   /** How many calls a run needs to start without waiting longer. */
@@ -32,9 +32,9 @@ export function arrivalLinger(
   let at = clock();
   const rateAt = (now: number) => rate * Math.exp(-(now - at) / windowMs);
   return {
-    arrived() {
+    arrived(count = 1) {
       const now = clock();
-      rate = rateAt(now) + 1 / windowMs;
+      rate = rateAt(now) + count / windowMs;
       at = now;
     },
     waitMs() {

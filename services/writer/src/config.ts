@@ -4,6 +4,7 @@ import { failOn, readConfig, sharedSettings } from '#shared/config.ts';
 import { httpLimitSettings } from '#shared/http-limits.ts';
 import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
 import { readCertificates } from '#shared/tls-files.ts';
+import { ANSWER_LINGER_MAX_MS } from './consuming/lane-tuning.ts';
 import { SESSION_TIMEOUT_MS } from './writer.ts';
 import { shutdownSettings } from '#shared/shutdown.ts';
 import { startUpSettings } from '#shared/start-up.ts';
@@ -25,6 +26,13 @@ export const WriterConfig = Type.Object({
     maximum: 300_000,
     description:
       "How long a crashed writer's partitions wait; below 6 s only where the brokers' group.min.session.timeout.ms allows it",
+  }),
+  ANSWER_LINGER_MAX_MS: Type.Integer({
+    default: ANSWER_LINGER_MAX_MS,
+    minimum: 0,
+    maximum: 100,
+    description:
+      'The longest a partition waits after answering for more commands, when they arrive fast enough to be worth it; 0 answers at once',
   }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   METRICS_PORT: Type.Integer({

@@ -39,6 +39,7 @@ const writer = await startWriter({
   topics: topicsOf(config),
   groupId: config.KAFKA_WRITER_GROUP,
   sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+  answerLingerMaxMs: config.ANSWER_LINGER_MAX_MS,
   startUp,
 }).catch(exitOnStartUpError(logger));
 // Its requests have no body: what one connection can hold is its head.

@@ -6,6 +6,7 @@ import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { awayFromStore } from './consuming/away-from-store.ts';
 import { runCommandConsumer } from './consuming/command-consumer.ts';
+import { ANSWER_LINGER_MAX_MS } from './consuming/lane-tuning.ts';
 import { consumerHealth } from './health/consumer-health.ts';
 import { consumerLag } from './health/consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.ts';
@@ -24,6 +25,8 @@ export interface WriterOptions {
   groupId?: string;
   /** SESSION_TIMEOUT_MS by default. */
   sessionTimeoutMs?: number;
+  /** The longest a partition's lane lingers for more commands after answering; ANSWER_LINGER_MAX_MS by default, 0: never. */
+  answerLingerMaxMs?: number;
   /** What waiting for the topics may take: STARTUP_TIMEOUT_MS from the call by default. */
   startUp?: StartUp;
 }
@@ -90,6 +93,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     topics,
     logger,
     metrics,
+    lingerMaxMs: options.answerLingerMaxMs ?? ANSWER_LINGER_MAX_MS,
   });
   const away = awayFromStore({
     reach,

@@ -39,9 +39,10 @@ const offsetsOf = ({ partition, messages }: LaneWork) =>
 
 /**
  * Lanes whose work finishes when the test says so; `offsets` lists each work's commands as it
- * starts, `answered` as it is handed on in order.
+ * starts, `answered` as it is handed on in order. They linger with the arrival rate only when
+ * given `lingerMaxMs`.
  */
-export function controllableLanes() {
+export function controllableLanes(lingerMaxMs = 0) {
   const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
   const finish: ((error?: Error) => void)[] = [];
   const answered: string[] = [];
@@ -65,6 +66,7 @@ export function controllableLanes() {
       keyOf: ({ key }) => key?.toString(),
     },
     createLogger('writer', 'silent'),
+    { lingerMaxMs },
   );
   const offsets = () => started.map(({ work }) => offsetsOf(work));
   return { lanes, started, finish, seek, offsets, answered };

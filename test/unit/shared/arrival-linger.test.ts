@@ -56,4 +56,15 @@ describe('arrivalLinger', () => {
     expect(slower).toBeGreaterThan(3.5);
     expect(slower).toBeLessThanOrEqual(5);
   });
+
+  it('When calls arrive in groups, then a group counts as its calls one by one', () => {
+    let now = 0;
+    const grouped = arrivalLinger({ maxMs: 5, wanted: 2, windowMs: 100 }, () => now);
+    for (let index = 0; index < 500; index++) {
+      now += 4;
+      grouped.arrived(4);
+    }
+
+    expect(grouped.waitMs()).toBeCloseTo(steadyArrivals(1, 2_000).linger.waitMs(), 1);
+  });
 });

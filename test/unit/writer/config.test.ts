@@ -16,6 +16,7 @@ describe('Configuration read at boot', () => {
       HEADERS_TIMEOUT_MS: 3_000,
       KEEP_ALIVE_TIMEOUT_MS: 5_000,
       KAFKA_SESSION_TIMEOUT_MS: 6_000,
+      ANSWER_LINGER_MAX_MS: 8,
       HOST: '127.0.0.1',
       METRICS_PORT: 9464,
       KAFKA_SSL: false,
@@ -34,6 +35,12 @@ describe('Configuration read at boot', () => {
     ).toBe(2_000);
     expect(() => readWriterConfig({ ...required, KAFKA_SESSION_TIMEOUT_MS: '500' })).toThrow(
       'KAFKA_SESSION_TIMEOUT_MS must be >= 1000 (got "500")',
+    );
+    expect(readWriterConfig({ ...required, ANSWER_LINGER_MAX_MS: '0' }).ANSWER_LINGER_MAX_MS).toBe(
+      0,
+    );
+    expect(() => readWriterConfig({ ...required, ANSWER_LINGER_MAX_MS: '-1' })).toThrow(
+      'ANSWER_LINGER_MAX_MS must be >= 0 (got "-1")',
     );
   });
 

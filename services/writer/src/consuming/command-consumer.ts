@@ -26,6 +26,8 @@ export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
     'subscribe' | 'run' | 'stop' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
   >;
   store: PlantStore;
+  /** The longest a partition's lane lingers for more commands after answering; 0: never. */
+  lingerMaxMs: number;
 }
 
 /** How many partitions' batches kafkajs hands over at once; each is queued on its lane. */
@@ -91,6 +93,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
       keyOf: plantIdOf,
     },
     logger,
+    { lingerMaxMs: deps.lingerMaxMs },
   );
   consumer.on(consumer.events.REBALANCING, () => {
     void commits.flush();

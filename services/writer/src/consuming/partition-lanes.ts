@@ -1,6 +1,7 @@
 import * as timers from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { arrivalLinger } from '#shared/arrival-linger.ts';
 import { nextOffset, partitionKey } from '#shared/kafka-messages.ts';
 import type { Logger } from '#shared/logger.ts';
 import { RETRY_MS } from '../answering/until-it-succeeds.ts';
@@ -16,7 +17,13 @@ import {
   type Lane,
   type LaneWork,
 } from './lane-state.ts';
-import { BUSY_LINGER_MS, MAX_FETCH_HOLD_MS, MAX_QUEUED_BYTES, startsIn } from './lane-tuning.ts';
+import {
+  ARRIVAL_LINGER,
+  BUSY_LINGER_MS,
+  MAX_FETCH_HOLD_MS,
+  MAX_QUEUED_BYTES,
+  startsIn,
+} from './lane-tuning.ts';
 
 export interface LaneHandlers {
   /** Answers the work's commands; rejects when they were not all answered. */
@@ -28,6 +35,11 @@ export interface LaneHandlers {
    * it on its lane that hold one of its keys, and only for those.
    */
   keyOf(message: KafkaMessage): string | undefined;
+}
+
+export interface LaneOptions {
+  /** The longest a lane lingers with the arrival rate after answering (ARRIVAL_LINGER); 0: never. */
+  lingerMaxMs: number;
 }
 
 export interface PartitionLanes {
@@ -47,6 +59,10 @@ export interface PartitionLanes {
  * but MAX_FETCH_HOLD_MS at most, and the lane takes what queued once it may (lane-queue.ts).
  * Lanes pause partitions while they hold MAX_QUEUED_BYTES. The constants are lane-tuning.ts's.
  *
+ * A lane that answered lingers before it takes more while commands arrive fast enough to be worth
+ * waiting for (ARRIVAL_LINGER), or for BUSY_LINGER_MS after answering several: kafkajs fetches
+ * meanwhile only what its last fetch had, so the next work gathers what arrived during both.
+ *
  * A lane answers one work at a time while work is quick; once its newest has taken
  * OVERLAP_AFTER_MS, it takes the next beside it (MAX_ANSWERING at most), and a work that shares a
  * key with one before it waits for that one (key-order.ts). Works are handed to `answered` in
@@ -59,8 +75,14 @@ export function partitionLanes(
   consumer: Pick<Consumer, 'seek'>,
   handlers: LaneHandlers,
   logger: Logger,
+  { lingerMaxMs }: LaneOptions,
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
+  const arrivals =
+    lingerMaxMs > 0 ? arrivalLinger({ ...ARRIVAL_LINGER, maxMs: lingerMaxMs }) : undefined;
+  /** How long a lane waits before it takes more, once it answered `answered` commands. */
+  const lingerAfter = (answered: number) =>
+    Math.max(answered > 1 ? BUSY_LINGER_MS : 0, arrivals?.waitMs() ?? 0);
   /** The partitions of the last assignment; undefined until the first. */
   let owned: Record<string, number[]> | undefined;
   const stopping = new AbortController();
@@ -182,8 +204,8 @@ export function partitionLanes(
   const landed = (lane: Lane, flight: Flight, failure: { error: unknown } | undefined) => {
     flight.state = failure === undefined ? 'answered' : 'failed';
     flight.error = failure?.error;
-    if (failure === undefined && flight.work.messages.length > 1)
-      lane.lingerUntil = Date.now() + BUSY_LINGER_MS;
+    if (failure === undefined)
+      lane.lingerUntil = Date.now() + lingerAfter(flight.work.messages.length);
     while (lane.flights[0]?.state === 'answered') {
       const [first] = lane.flights.splice(0, 1);
       if (first !== undefined) handlers.answered(first.work);
@@ -211,6 +233,7 @@ export function partitionLanes(
         // kafkajs's offsets no longer hold the topic: every partition of it was just given away.
         return Promise.resolve();
       }
+      arrivals?.arrived(messages.length);
       const lane = laneOf(topic, partition);
       const heap = messages.reduce((total, message) => total + heapBytes(message), 0);
       queuedBytes += heap;

@@ -41,6 +41,7 @@ async function consumerWithBatch() {
     sender,
     store,
     ...quietAnswering(),
+    lingerMaxMs: 0,
   });
   const state = { running: true };
   const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());

@@ -116,6 +116,30 @@ describe('Partition lanes', () => {
     expect(offsets()).toEqual(['0:1', '0:2,3,4', '0:5']);
   });
 
+  it('When commands arrive 1 ms apart, then once the rate is known a lane lingers after answering, so that its works hold several each; a lone command after a pause is taken at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    const { lanes, finish, started } = controllableLanes(8);
+    const answerStarted = () => {
+      for (const answer of finish.splice(0)) answer();
+    };
+
+    for (let offset = 1; offset <= 300; offset++) {
+      void lanes.accept(batchAt(0, [String(offset)]).payload);
+      await vi.advanceTimersByTimeAsync(0);
+      answerStarted();
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    await vi.advanceTimersByTimeAsync(1_000);
+    answerStarted();
+    const afterRateKnown = started.filter(({ offsets }) => Number(offsets[0]) > 100);
+    void lanes.accept(batchAt(0, ['301']).payload);
+    await settle();
+
+    expect(started.flatMap(({ offsets }) => offsets)).toHaveLength(301);
+    expect(started.at(-1)?.offsets).toEqual(['301']);
+    expect(afterRateKnown.length).toBeLessThan(50);
+  });
+
   it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { lanes, finish, seek, offsets } = controllableLanes();
