@@ -72,6 +72,43 @@ export function controllableLanes(lingerMaxMs = 0) {
   return { lanes, started, finish, seek, offsets, answered };
 }
 
+/** `count` offsets from `from` on, as strings. */
+export const offsetsFrom = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => String(from + index));
+
+/**
+ * Partition 0 of a broker, read by a fetch loop as kafkajs's: each fetch brings every command
+ * appended since the last one (at once if there are some, as soon as one is appended otherwise)
+ * and fetches again once the lanes let it go on. `fetches` lists the offsets of each.
+ */
+export function fetchingBroker(lanes: PartitionLanes) {
+  const log: string[] = [];
+  const fetches: string[][] = [];
+  let appended: (() => void) | undefined;
+  const stopping = new AbortController();
+  void (async () => {
+    while (!stopping.signal.aborted) {
+      if (fetches.flat().length === log.length)
+        await new Promise<void>((resolve) => (appended = resolve));
+      const offsets = log.slice(fetches.flat().length);
+      if (offsets.length === 0) continue;
+      fetches.push(offsets);
+      await lanes.accept(batchAt(0, offsets).payload);
+    }
+  })();
+  return {
+    fetches,
+    append(offset: string) {
+      log.push(offset);
+      appended?.();
+    },
+    stop() {
+      stopping.abort();
+      appended?.();
+    },
+  };
+}
+
 /** Hands every batch over at once, as one fetch does: within the time a lane works alone. */
 export const acceptAll = (lanes: PartitionLanes, batches: { payload: EachBatchPayload }[]) =>
   Promise.all(batches.map(({ payload }) => lanes.accept(payload)));

@@ -18,11 +18,12 @@ export const MAX_FETCH_HOLD_MS = 25;
  */
 export const BUSY_LINGER_MS = 2;
 /**
- * How a lane lingers with the arrival rate of commands over every lane: after answering, it waits
- * as long as `wanted` more commands take to arrive at the rate of about the last `windowMs`, when
- * that is at most the writer's ANSWER_LINGER_MAX_MS, and not at all when they would take longer.
- * At a steady few hundred creates a second a lane then answers several commands per fetch, insert,
- * send and commit instead of one each; when idle, or at a low rate, a command never waits.
+ * How the writer lingers with the arrival rate of commands over every lane: an answered batch holds
+ * kafkajs's fetch loop as long as `wanted` more commands take to arrive at the rate of about the
+ * last `windowMs`, when that is at most the writer's ANSWER_LINGER_MAX_MS, and not at all when they
+ * would take longer. At a steady few hundred creates a second the next fetch then brings several
+ * commands for one insert, reply send and commit instead of one each; when idle, or at a low rate,
+ * a command never waits.
  */
 export const ARRIVAL_LINGER = { wanted: 4, windowMs: 100 };
 /** ANSWER_LINGER_MAX_MS by default: a lane lingers from about 500 creates a second over all. */

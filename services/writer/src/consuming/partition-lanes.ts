@@ -59,9 +59,9 @@ export interface PartitionLanes {
  * but MAX_FETCH_HOLD_MS at most, and the lane takes what queued once it may (lane-queue.ts).
  * Lanes pause partitions while they hold MAX_QUEUED_BYTES. The constants are lane-tuning.ts's.
  *
- * A lane that answered lingers before it takes more while commands arrive fast enough to be worth
- * waiting for (ARRIVAL_LINGER), or for BUSY_LINGER_MS after answering several: kafkajs fetches
- * meanwhile only what its last fetch had, so the next work gathers what arrived during both.
+ * While commands arrive fast enough to be worth waiting for (ARRIVAL_LINGER), an answered batch
+ * holds kafkajs's fetch loop a few ms longer, so that the next fetch brings what arrived meanwhile;
+ * a lane that answered several commands also waits BUSY_LINGER_MS before it takes what queued.
  *
  * A lane answers one work at a time while work is quick; once its newest has taken
  * OVERLAP_AFTER_MS, it takes the next beside it (MAX_ANSWERING at most), and a work that shares a
@@ -80,9 +80,11 @@ export function partitionLanes(
   const lanes = new Map<string, Lane>();
   const arrivals =
     lingerMaxMs > 0 ? arrivalLinger({ ...ARRIVAL_LINGER, maxMs: lingerMaxMs }) : undefined;
-  /** How long a lane waits before it takes more, once it answered `answered` commands. */
-  const lingerAfter = (answered: number) =>
-    Math.max(answered > 1 ? BUSY_LINGER_MS : 0, arrivals?.waitMs() ?? 0);
+  /** Once a batch is answered: waits for more to arrive before kafkajs fetches again, if worth it. */
+  const lingered = () => {
+    const ms = arrivals?.waitMs() ?? 0;
+    return ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : undefined;
+  };
   /** The partitions of the last assignment; undefined until the first. */
   let owned: Record<string, number[]> | undefined;
   const stopping = new AbortController();
@@ -204,8 +206,8 @@ export function partitionLanes(
   const landed = (lane: Lane, flight: Flight, failure: { error: unknown } | undefined) => {
     flight.state = failure === undefined ? 'answered' : 'failed';
     flight.error = failure?.error;
-    if (failure === undefined)
-      lane.lingerUntil = Date.now() + lingerAfter(flight.work.messages.length);
+    if (failure === undefined && flight.work.messages.length > 1)
+      lane.lingerUntil = Date.now() + BUSY_LINGER_MS;
     while (lane.flights[0]?.state === 'answered') {
       const [first] = lane.flights.splice(0, 1);
       if (first !== undefined) handlers.answered(first.work);
@@ -243,7 +245,7 @@ export function partitionLanes(
         lane.queue.push({ payload, messages: [...messages], bytes: heap, done });
       });
       pump(lane);
-      return heldAtMost(answered, MAX_FETCH_HOLD_MS);
+      return heldAtMost(answered.then(lingered), MAX_FETCH_HOLD_MS);
     },
     assigned(partitionsByTopic) {
       owned = partitionsByTopic;

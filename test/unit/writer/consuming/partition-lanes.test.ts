@@ -5,6 +5,8 @@ import {
   acceptAll,
   settle,
   linger,
+  fetchingBroker,
+  offsetsFrom,
 } from '#test/support/clients/lane-batches.ts';
 
 describe('Partition lanes', () => {
@@ -80,12 +82,10 @@ describe('Partition lanes', () => {
 
   it('When a backlog queued behind a busy lane, then it is taken 500 commands or 512 KiB at a time, in order, each committed through the batch it ends in', async () => {
     const { lanes, finish, started } = controllableLanes();
-    const range = (from: number, count: number) =>
-      Array.from({ length: count }, (_, i) => String(from + i));
     const [busy, backlog, large] = [
       batchAt(0, ['0']),
-      batchAt(0, range(1, 1_100)),
-      batchAt(0, range(1_101, 3), 200 << 10),
+      batchAt(0, offsetsFrom(1, 1_100)),
+      batchAt(0, offsetsFrom(1_101, 3), 200 << 10),
     ];
     await acceptAll(lanes, [busy, backlog, large]);
 
@@ -98,7 +98,7 @@ describe('Partition lanes', () => {
     expect(started.map(({ work }) => work.payload)).toEqual(
       [busy, backlog, backlog, large, large].map(({ payload }) => payload),
     );
-    expect(started.flatMap(({ offsets }) => offsets)).toEqual(['0', ...range(1, 1_103)]);
+    expect(started.flatMap(({ offsets }) => offsets)).toEqual(['0', ...offsetsFrom(1, 1_103)]);
   });
 
   it('When a lane answered more than one command, then it waits a moment before it takes more, so that more queue; after a lone command it takes the next at once', async () => {
@@ -116,28 +116,32 @@ describe('Partition lanes', () => {
     expect(offsets()).toEqual(['0:1', '0:2,3,4', '0:5']);
   });
 
-  it('When commands arrive 1 ms apart, then once the rate is known a lane lingers after answering, so that its works hold several each; a lone command after a pause is taken at once', async () => {
+  it('When commands arrive 1 ms apart, then once the rate is known kafkajs fetches again only after a linger, so each fetch brings several; a lone command after a pause is answered at once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
     const { lanes, finish, started } = controllableLanes(8);
+    const broker = fetchingBroker(lanes);
     const answerStarted = () => {
       for (const answer of finish.splice(0)) answer();
     };
 
     for (let offset = 1; offset <= 300; offset++) {
-      void lanes.accept(batchAt(0, [String(offset)]).payload);
-      await vi.advanceTimersByTimeAsync(0);
-      answerStarted();
+      broker.append(String(offset));
       await vi.advanceTimersByTimeAsync(1);
+      answerStarted();
     }
-    await vi.advanceTimersByTimeAsync(1_000);
-    answerStarted();
-    const afterRateKnown = started.filter(({ offsets }) => Number(offsets[0]) > 100);
-    void lanes.accept(batchAt(0, ['301']).payload);
+    for (let pause = 0; pause < 1_000; pause++) {
+      await vi.advanceTimersByTimeAsync(1);
+      answerStarted();
+    }
+    const fetchesOnceRateKnown = broker.fetches.filter(([first]) => Number(first) > 100);
+    broker.append('301');
+    await settle();
     await settle();
 
-    expect(started.flatMap(({ offsets }) => offsets)).toHaveLength(301);
-    expect(started.at(-1)?.offsets).toEqual(['301']);
-    expect(afterRateKnown.length).toBeLessThan(50);
+    expect(started.flatMap(({ offsets }) => offsets)).toEqual(offsetsFrom(1, 301));
+    expect(broker.fetches.at(-1)).toEqual(['301']);
+    expect(fetchesOnceRateKnown.length).toBeLessThan(50);
+    broker.stop();
   });
 
   it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {
