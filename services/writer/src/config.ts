@@ -32,7 +32,7 @@ export const WriterConfig = Type.Object({
     minimum: 0,
     maximum: 100,
     description:
-      'The longest a partition waits after answering for more commands, when they arrive fast enough to be worth it; 0 answers at once',
+      'The longest the writer waits after answering before it fetches again, when commands arrive fast enough to be worth it; 0 fetches at once',
   }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
   METRICS_PORT: Type.Integer({

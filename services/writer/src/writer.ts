@@ -25,7 +25,7 @@ export interface WriterOptions {
   groupId?: string;
   /** SESSION_TIMEOUT_MS by default. */
   sessionTimeoutMs?: number;
-  /** The longest a partition's lane lingers for more commands after answering; ANSWER_LINGER_MAX_MS by default, 0: never. */
+  /** The longest the writer lingers for more commands before it fetches again; ANSWER_LINGER_MAX_MS by default, 0: never. */
   answerLingerMaxMs?: number;
   /** What waiting for the topics may take: STARTUP_TIMEOUT_MS from the call by default. */
   startUp?: StartUp;

@@ -26,7 +26,7 @@ export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
     'subscribe' | 'run' | 'stop' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
   >;
   store: PlantStore;
-  /** The longest a partition's lane lingers for more commands after answering; 0: never. */
+  /** The longest the writer lingers for more commands before it fetches again; 0: never. */
   lingerMaxMs: number;
 }
 

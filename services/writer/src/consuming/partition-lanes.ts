@@ -38,7 +38,7 @@ export interface LaneHandlers {
 }
 
 export interface LaneOptions {
-  /** The longest a lane lingers with the arrival rate after answering (ARRIVAL_LINGER); 0: never. */
+  /** The longest an answered batch holds the next fetch with the arrival rate (ARRIVAL_LINGER); 0: never. */
   lingerMaxMs: number;
 }
 
