@@ -26,7 +26,7 @@ export const BUSY_LINGER_MS = 2;
  * a command never waits.
  */
 export const ARRIVAL_LINGER = { wanted: 4, windowMs: 100 };
-/** ANSWER_LINGER_MAX_MS by default: a lane lingers from about 500 creates a second over all. */
+/** ANSWER_LINGER_MAX_MS by default: the writer lingers from about 500 creates a second over all. */
 export const ANSWER_LINGER_MAX_MS = 8;
 /**
  * How long a lane's newest work may be answered alone before the lane takes the next commands
