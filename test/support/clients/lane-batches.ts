@@ -84,14 +84,15 @@ export const offsetsFrom = (from: number, count: number) =>
 export function fetchingBroker(lanes: PartitionLanes) {
   const log: string[] = [];
   const fetches: string[][] = [];
+  let fetched = 0;
   let appended: (() => void) | undefined;
   const stopping = new AbortController();
   void (async () => {
     while (!stopping.signal.aborted) {
-      if (fetches.flat().length === log.length)
-        await new Promise<void>((resolve) => (appended = resolve));
-      const offsets = log.slice(fetches.flat().length);
+      if (fetched === log.length) await new Promise<void>((resolve) => (appended = resolve));
+      const offsets = log.slice(fetched);
       if (offsets.length === 0) continue;
+      fetched = log.length;
       fetches.push(offsets);
       await lanes.accept(batchAt(0, offsets).payload);
     }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   batchAt,
   controllableLanes,
@@ -120,6 +120,9 @@ describe('Partition lanes', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
     const { lanes, finish, started } = controllableLanes(8);
     const broker = fetchingBroker(lanes);
+    onTestFinished(() => {
+      broker.stop();
+    });
     const answerStarted = () => {
       for (const answer of finish.splice(0)) answer();
     };
@@ -141,7 +144,6 @@ describe('Partition lanes', () => {
     expect(started.flatMap(({ offsets }) => offsets)).toEqual(offsetsFrom(1, 301));
     expect(broker.fetches.at(-1)).toEqual(['301']);
     expect(fetchesOnceRateKnown.length).toBeLessThan(50);
-    broker.stop();
   });
 
   it('When work fails, then what is queued behind it is dropped, and its partition is sought back to its first command and paused for a while', async () => {
