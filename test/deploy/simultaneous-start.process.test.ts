@@ -41,9 +41,7 @@ describe('A writer and three gateways started at once on a broker without their 
         services.startGateway('gateway-3', env),
       ]);
 
-      // The group is stable a moment before the writer's health port opens.
-      const writerReadyz = async () =>
-        (await fetch(`${writerHealthUrl(writer)}/readyz`).catch(() => undefined))?.status;
+      const writerReadyz = async () => (await fetch(`${writerHealthUrl(writer)}/readyz`)).status;
       await expect.poll(writerReadyz).toBe(200);
       for (const { url } of gateways) {
         expect((await fetch(`${url}/readyz`)).status).toBe(200);

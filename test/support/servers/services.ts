@@ -126,15 +126,18 @@ export function serviceProcesses(
     async startWriter(name, extra = {}) {
       const writer = start(name, WRITER_MAIN, { METRICS_PORT: '0', ...extra });
       writers.push(writer);
-      // Counted at each look: a writer stopped meanwhile is not waited for.
+      // The writer joins its group before its health port listens: both are waited for. Writers
+      // are counted at each look, so one stopped meanwhile is not waited for.
       await waitUntilReady(
         writer,
-        () =>
-          groupIsStable(
+        async () => {
+          writerHealthUrl(writer);
+          await groupIsStable(
             inject('kafkaBrokers'),
             groupId,
             writers.filter((each) => each.isRunning()).length,
-          ),
+          );
+        },
         60_000,
       );
       return writer;
