@@ -23,8 +23,9 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY shared ./shared
 COPY services ./services
-# The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
-USER 1000:1000
+# A user and group of no name, by number (Kubernetes' runAsNonRoot can only verify a numeric user),
+# above 10000 so that they are no user of the host's: not the image's `node` (1000).
+USER 10001:10001
 # 3000: the gateway's HTTP port (PORT); 9464: the writer's /metrics, /healthz, /readyz (METRICS_PORT).
 EXPOSE 3000 9464
 CMD ["node", "services/gateway/src/main.ts"]

@@ -127,21 +127,31 @@ export interface Container {
     };
   }[];
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
 export interface Volume {
   name: string;
   secret?: { secretName: string; items?: { key: string; path: string }[] };
+  emptyDir?: { sizeLimit?: string };
 }
 /** A Deployment or a StatefulSet: the pods they run are all the tests read of either. */
 export interface Workload extends Resource {
   kind: 'Deployment' | 'StatefulSet';
   spec: {
     podManagementPolicy?: string;
+    serviceName?: string;
     template: {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
-      spec: { containers: [Container]; volumes?: Volume[] };
+      spec: {
+        securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; runAsGroup?: number };
+        containers: [Container];
+        volumes?: Volume[];
+      };
     };
   };
+}
+export interface Service extends Resource {
+  spec: { clusterIP?: string; selector: Record<string, string> };
 }
 export interface KafkaTopic extends Resource {
   spec: { partitions: number };
@@ -159,6 +169,7 @@ export interface KafkaUser extends Resource {
   spec: {
     authentication: { type: string };
     authorization: { type: string; acls: KafkaUserAcl[] };
+    quotas?: Record<string, number>;
   };
 }
 export interface ScaledObject extends Resource {
@@ -196,6 +207,7 @@ export interface PrometheusRule extends Resource {
 interface Kinds {
   ConfigMap: ConfigMap;
   Secret: Secret;
+  Service: Service;
   Deployment: Workload;
   StatefulSet: Workload;
   KafkaTopic: KafkaTopic;
