@@ -99,7 +99,11 @@ export function composeFiles(
 export interface Resource {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
 }
 export interface ConfigMap extends Resource {
   data: Record<string, string>;
