@@ -13,6 +13,7 @@ const EXHAUSTION = {
 } as const;
 type ExhaustionCode = keyof typeof EXHAUSTION;
 
+const EXHAUSTION_TOTAL = 'plant_store_resource_exhaustion_total';
 const PROBE_EVERY_MS = 1_000;
 /** How long without a refusal or an exhaustion error ends a burst (and its 503 on /readyz). */
 const QUIET_MS = 5_000;
@@ -22,6 +23,12 @@ export interface ConnectionGuardOptions {
   /** The service's registry: its default `service` label tells the two services' series apart. */
   registry: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /**
+   * The port's series are plant_store_<series>_connections and the like: `http` (the default) for
+   * a service's main port, another name for a second port of the same process. The exhaustion
+   * counter is the process's, shared by every port.
+   */
+  series?: string;
   probeEveryMs?: number;
   quietMs?: number;
 }
@@ -44,17 +51,18 @@ export interface ConnectionGuard {
  * per burst, counted and told by `/readyz` until it has been over for a few seconds.
  */
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
-  const { maxConnections, registry, logger } = options;
+  const { maxConnections, registry, logger, series = 'http' } = options;
   const quietMs = options.quietMs ?? QUIET_MS;
+  const sourceOf = (what: string) => (series === 'http' ? what : `${series} ${what}`);
   const registers = [registry];
   server.maxConnections = maxConnections;
   new Gauge({
-    name: 'plant_store_http_max_connections',
+    name: `plant_store_${series}_max_connections`,
     help: 'Open connections beyond which new ones are closed at once (MAX_CONNECTIONS or derived)',
     registers,
   }).set(maxConnections);
   new Gauge({
-    name: 'plant_store_http_connections',
+    name: `plant_store_${series}_connections`,
     help: 'Connections open on the HTTP port',
     registers,
     async collect() {
@@ -62,16 +70,18 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     },
   });
   const refusedTotal = new Counter({
-    name: 'plant_store_http_connections_refused_total',
+    name: `plant_store_${series}_connections_refused_total`,
     help: 'Connections closed as soon as they were accepted because the port was at its cap',
     registers,
   });
-  const exhaustedTotal = new Counter({
-    name: 'plant_store_resource_exhaustion_total',
-    help: 'Errors that said the process ran out of descriptors or memory, by code and where',
-    labelNames: ['code', 'source'],
-    registers,
-  });
+  const exhaustedTotal =
+    (registry.getSingleMetric(EXHAUSTION_TOTAL) as Counter<'code' | 'source'> | undefined) ??
+    new Counter({
+      name: EXHAUSTION_TOTAL,
+      help: 'Errors that said the process ran out of descriptors or memory, by code and where',
+      labelNames: ['code', 'source'],
+      registers,
+    });
 
   const refusals = burst<undefined>({
     quietMs,
@@ -107,13 +117,14 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     return true;
   };
   const onError = (error: unknown) => {
-    if (!observe(error, 'accept')) logger.error({ err: error }, 'the HTTP port failed to accept');
+    if (!observe(error, sourceOf('accept')))
+      logger.error({ err: error }, 'the HTTP port failed to accept');
   };
   const probe = setInterval(() => {
     try {
       closeSync(openSync('/dev/null', 'r'));
     } catch (error) {
-      observe(error, 'descriptor probe');
+      observe(error, sourceOf('descriptor probe'));
     }
   }, options.probeEveryMs ?? PROBE_EVERY_MS).unref();
 

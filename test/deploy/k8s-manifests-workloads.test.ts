@@ -174,20 +174,27 @@ describe('deploy/k8s', () => {
       topic: topicsOf(writer).create,
     });
 
+    /** The port Prometheus is told to scrape, and the container's ports by name. */
     const ports = (name: string) => {
       const workload = workloadOf(checks.manifests, name);
       return {
         scraped: Number(workload.spec.template.metadata.annotations['prometheus.io/port']),
-        container: workload.spec.template.spec.containers[0].ports[0].containerPort,
+        ...Object.fromEntries(
+          workload.spec.template.spec.containers[0].ports.map((port) => [
+            port.name,
+            port.containerPort,
+          ]),
+        ),
       };
     };
     expect(ports('plant-store-gateway')).toEqual({
-      scraped: gateway.PORT,
-      container: gateway.PORT,
+      scraped: gateway.METRICS_PORT,
+      http: gateway.PORT,
+      metrics: gateway.METRICS_PORT,
     });
     expect(ports('plant-store-writer')).toEqual({
       scraped: writer.METRICS_PORT,
-      container: writer.METRICS_PORT,
+      metrics: writer.METRICS_PORT,
     });
   });
 });

@@ -34,6 +34,14 @@ export const GatewayConfig = Type.Object({
   ...httpLimitSettings,
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65_535 }),
   HOST: Type.String({ default: '127.0.0.1', description: '0.0.0.0 in containers' }),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65_535,
+      description:
+        '/metrics (and the probes) on a port of their own, no longer on PORT; 0 picks a free port (logged). Unset: /metrics on PORT',
+    }),
+  ),
   AUTH_TOKENS: Type.Optional(
     Type.String({
       minLength: 1,
@@ -123,6 +131,8 @@ export interface HttpSettings extends HttpLimits {
   shutdownDrainMs: number;
   /** The topics this deployment uses, named by the AsyncAPI document. */
   topics: Topics;
+  /** Whether `/metrics` is served on this port: not when it has a port of its own. */
+  metricsOnApiPort: boolean;
 }
 
 /** What a gateway runs with: the HTTP layer's settings and those of creates over Kafka. */
@@ -184,6 +194,7 @@ export function gatewaySettingsOf(
     maxEventLoopDelayMs: config.MAX_EVENT_LOOP_DELAY_MS,
     shutdownDrainMs: config.SHUTDOWN_DRAIN_MS,
     topics: topicsOf(config),
+    metricsOnApiPort: config.METRICS_PORT === undefined,
     replyTimeoutMs: config.REPLY_TIMEOUT_MS,
     publishLingerMaxMs: config.PUBLISH_LINGER_MAX_MS,
     maxInFlight: config.MAX_IN_FLIGHT,

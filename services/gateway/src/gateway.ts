@@ -78,6 +78,7 @@ export function baselineApp(options: {
       maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
       shutdownDrainMs: 0,
       topics: TOPICS,
+      metricsOnApiPort: true,
     },
     {
       logger: options.logger,

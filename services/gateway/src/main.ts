@@ -9,6 +9,7 @@ import { exitOnStartUpError, startUpWithin } from '#shared/start-up.ts';
 import { startTracing } from '#shared/tracing-sdk.ts';
 import { gatewaySettingsOf, readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
+import { startMetricsPort } from './observability/metrics-port.ts';
 
 const config = configOrExit(() => readGatewayConfig());
 const logger = createLogger('gateway', config.LOG_LEVEL);
@@ -23,10 +24,26 @@ const gateway = await startGateway(gatewaySettingsOf(config, cap), {
   startUp: startUpWithin(config.STARTUP_TIMEOUT_MS, logger),
 }).catch(exitOnStartUpError(logger));
 await gateway.app.listen({ port: config.PORT, host: config.HOST });
+const metricsPort =
+  config.METRICS_PORT === undefined
+    ? undefined
+    : await startMetricsPort(gateway.app, {
+        host: config.HOST,
+        port: config.METRICS_PORT,
+        logger,
+        limits: {
+          headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+          keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+        },
+      });
 
 exitOnSignalOrFault({
   logger,
   stopping: 'stopping: refusing new requests, answering those in flight',
-  stop: () => gateway.stop().then(() => tracing.shutdown()),
+  // The metrics port outlives the drain, so that Prometheus sees it to the end.
+  stop: async () => {
+    await gateway.stop();
+    await Promise.all([metricsPort?.close(), tracing.shutdown()]);
+  },
   timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
 });

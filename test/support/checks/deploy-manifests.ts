@@ -119,7 +119,7 @@ interface KeyRef {
 export interface Container {
   name?: string;
   command?: string[];
-  ports: [{ name: string; containerPort: number }];
+  ports: { name: string; containerPort: number }[];
   envFrom: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   env?: {
     name: string;

@@ -61,6 +61,7 @@ export function testGatewaySettings(
     maxConnections: 1_000,
     refusalPacing: { perSecond: 50, delayMs: 1_000 },
     replyPartition: { configured: undefined, instanceId: randomUUID() },
+    metricsOnApiPort: true,
     ...settings,
   };
 }

@@ -30,14 +30,22 @@ export interface ServiceProcesses {
   ): Promise<{ process: ServerProcess; url: string }>;
 }
 
-/** Where a writer process serves /metrics, /healthz and /readyz, from its start-up log line. */
-export function writerHealthUrl(writer: ServerProcess): string {
-  for (const line of readFileSync(writer.logFile, 'utf8').split('\n')) {
-    if (!line.includes('writer health and metrics listening')) continue;
+/** Where a service process's port named `name` listens, from its start-up log line. */
+function listeningUrl(service: ServerProcess, name: string): string {
+  for (const line of readFileSync(service.logFile, 'utf8').split('\n')) {
+    if (!line.includes(`${name} listening`)) continue;
     return (JSON.parse(line) as { url: string }).url;
   }
-  throw new Error(`${writer.logFile} does not say where the writer's health port listens`);
+  throw new Error(`${service.logFile} does not say where its ${name} listen`);
 }
+
+/** Where a writer process serves /metrics, /healthz and /readyz. */
+export const writerHealthUrl = (writer: ServerProcess) =>
+  listeningUrl(writer, 'writer health and metrics');
+
+/** Where a gateway process started with METRICS_PORT serves /metrics, /healthz and /readyz. */
+export const gatewayMetricsUrl = (gateway: ServerProcess) =>
+  listeningUrl(gateway, 'gateway metrics and probes');
 
 /** Starts an entry point with the service variables in `env`. */
 export type ServiceLauncher = (options: NodeServiceOptions) => ServerProcess;

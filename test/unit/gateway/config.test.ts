@@ -95,6 +95,7 @@ describe('Gateway settings', () => {
         KAFKA_PARTITIONS: '6',
         REPLY_PARTITION: '4',
         PORT: '3100',
+        METRICS_PORT: '9464',
         KAFKA_CREATE_TOPIC: 'c',
         KAFKA_REPLY_TOPIC: 'r',
         KAFKA_DLQ_TOPIC: 'd',
@@ -120,7 +121,20 @@ describe('Gateway settings', () => {
       partitions: 6,
       replyPartition: { configured: 4, instanceId: `${hostname()}:3100` },
       topics: { create: 'c', replies: 'r', dlq: 'd' },
+      metricsOnApiPort: false,
     });
+  });
+
+  it('When METRICS_PORT is unset, then /metrics stays on the API port; when it is out of range, then start-up is refused, naming it', () => {
+    const tokens = { ...kafka, AUTH_TOKENS: 'one' };
+    const settingsWith = (env: NodeJS.ProcessEnv) =>
+      gatewaySettingsOf(readGatewayConfig({ ...tokens, ...env }), { maxConnections: 10 });
+
+    expect(settingsWith({}).metricsOnApiPort).toBe(true);
+    expect(settingsWith({ METRICS_PORT: '0' }).metricsOnApiPort).toBe(false);
+    expect(() => readGatewayConfig({ ...tokens, METRICS_PORT: '70000' })).toThrow(
+      'METRICS_PORT must be <= 65535 (got "70000")',
+    );
   });
 
   it('When REPLY_PARTITION is negative or not an integer, then start-up is refused, naming it', () => {

@@ -2,6 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { guardConnections } from '#shared/connection-guard.ts';
 import {
   CAP_REASON,
   guarded,
@@ -145,6 +146,37 @@ describe('A guarded HTTP port at its connection cap', () => {
     expect(server.maxConnections).toBe(64);
     expect(await metric('plant_store_http_max_connections')).toBe(64);
     expect(await metric('plant_store_http_connections')).toBe(0);
+  });
+});
+
+describe('Two guarded ports of one process', () => {
+  it('When a second port is guarded with series of its own in the same registry, then each reports its own cap and connections, and both count their exhaustion errors in the one counter, each by its source', async () => {
+    const main = guarded(createServer(), { maxConnections: 64 });
+    const second = createServer();
+    const guard = guardConnections(second, {
+      maxConnections: 8,
+      registry: main.registry,
+      logger: main.logger,
+      series: 'metrics_http',
+    });
+    onTestFinished(() => {
+      guard.stop();
+    });
+
+    main.guard.observe(exhausted('EMFILE'), 'client');
+    guard.observe(exhausted('EMFILE'), 'accept');
+
+    expect(await main.metric('plant_store_http_max_connections')).toBe(64);
+    expect(await main.metric('plant_store_metrics_http_max_connections')).toBe(8);
+    expect(await main.metric('plant_store_metrics_http_connections')).toBe(0);
+    expect(second.maxConnections).toBe(8);
+    guard.watchAccepts();
+    second.emit('error', exhausted('EMFILE'));
+    expect(await main.exhaustions()).toEqual([
+      { code: 'EMFILE', source: 'client', value: 1 },
+      { code: 'EMFILE', source: 'accept', value: 1 },
+      { code: 'EMFILE', source: 'metrics_http accept', value: 1 },
+    ]);
   });
 });
 
