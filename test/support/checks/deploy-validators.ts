@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
 import { findOnPath } from '#local/provision/tools.ts';
 import { runPythonModule, type PythonRun } from '../processes/python-module.ts';
+import { installPinned, requirePython } from './pinned-venv.ts';
 
 const REQUIREMENTS = join(projectRoot, 'test', 'deploy', 'requirements.txt');
 const NEEDED =
@@ -82,7 +82,7 @@ export async function deployValidators(): Promise<DeployValidators> {
         '(Debian/Ubuntu: apt-get install python3-venv golang maven).',
     );
   }
-  const version = pythonVersion();
+  const { python, version } = requirePython(NEEDED);
   const pins = JSON.stringify([
     await readFile(REQUIREMENTS, 'utf8'),
     KEDA,
@@ -94,7 +94,11 @@ export async function deployValidators(): Promise<DeployValidators> {
   const name = `deploy-validators-${digest}-py${version}`;
   const logFile = join(cacheRoot(), `${name}.install.log`);
   const home = await provisionOnce(cacheRoot(), name, async (dir) => {
-    await installValidators(join(dir, 'venv'), logFile);
+    await installPinned(python, join(dir, 'venv'), {
+      requirements: REQUIREMENTS,
+      logFile,
+      needed: NEEDED,
+    });
     await mkdir(join(dir, 'crds'));
     for (const source of [KEDA, PROMETHEUS_OPERATOR])
       await downloadGoModuleCrds(source, dir, logFile);
@@ -108,18 +112,6 @@ export async function deployValidators(): Promise<DeployValidators> {
       Object.entries(CRD_FILES).map(([kind, file]) => [kind, join(home, file)]),
     ) as Record<CustomKind, string>,
   };
-}
-
-async function installValidators(venv: string, logFile: string): Promise<void> {
-  await runLogged('python3', ['-m', 'venv', venv], { cwd: projectRoot, logFile });
-  await runLogged(
-    join(venv, 'bin', 'python'),
-    [
-      ...['-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
-      ...['--require-hashes', '--only-binary', ':all:', '-r', REQUIREMENTS],
-    ],
-    { cwd: projectRoot, logFile },
-  );
 }
 
 /** CRDs kept in a Go module: the module is downloaded, checked against its pinned hash, and read. */
@@ -178,23 +170,6 @@ async function downloadStrimziCrds(dir: string, logFile: string): Promise<void> 
     );
   }
   await rm(jarDir, { recursive: true, force: true });
-}
-
-function pythonVersion(): string {
-  const probe = spawnSync(
-    'python3',
-    ['-c', 'import sys, venv, ensurepip; print("%d.%d" % sys.version_info[:2])'],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
-  const version = probe.stdout.trim();
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (probe.status !== 0 || major < 3 || (major === 3 && minor < 11)) {
-    throw new Error(
-      `python3 ${version || 'cannot create a virtual environment'}, ${NEEDED}: install Python 3.11+ ` +
-        'with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv).',
-    );
-  }
-  return version;
 }
 
 /** Runs `python -m <module> <args>` from the project root (paths in its output are relative). */

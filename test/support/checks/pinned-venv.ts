@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cacheRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
@@ -38,20 +38,31 @@ export async function pinnedVenvPython({
   // A venv links to its Python: another version of python3 gets a venv of its own.
   const entry = `${name}-${digest}-py${version}`;
   const logFile = join(cacheRoot(), `${entry}.install.log`);
-  const venv = await provisionOnce(cacheRoot(), entry, async (dir) => {
-    await createVenv(python, dir, logFile, needed);
-    // The venv is renamed into place once complete: its own scripts would name the build path, so
-    // everything runs as `<venv>/bin/python -m …`, which finds the venv wherever it is.
-    await runLogged(
-      join(dir, 'bin', 'python'),
-      [
-        ...['-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
-        ...['--require-hashes', '--only-binary', ':all:', '-r', requirements],
-      ],
-      { cwd: dir, logFile },
-    );
-  });
+  const venv = await provisionOnce(cacheRoot(), entry, (dir) =>
+    installPinned(python, dir, { requirements, logFile, needed }),
+  );
   return join(venv, 'bin', 'python');
+}
+
+/**
+ * Makes a virtual environment in `venv` with `python` and installs `requirements` in it, wheels
+ * only and each checked against its hash. Built where it is then renamed into place, its own
+ * scripts name the build path: everything runs as `<venv>/bin/python -m …`.
+ */
+export async function installPinned(
+  python: string,
+  venv: string,
+  { requirements, logFile, needed }: { requirements: string; logFile: string; needed: string },
+): Promise<void> {
+  await createVenv(python, venv, logFile, needed);
+  await runLogged(
+    join(venv, 'bin', 'python'),
+    [
+      ...['-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
+      ...['--require-hashes', '--only-binary', ':all:', '-r', requirements],
+    ],
+    { cwd: venv, logFile },
+  );
 }
 
 async function createVenv(
@@ -61,7 +72,7 @@ async function createVenv(
   needed: string,
 ): Promise<void> {
   try {
-    await runLogged(python, ['-m', 'venv', dir], { cwd: dir, logFile });
+    await runLogged(python, ['-m', 'venv', dir], { cwd: dirname(dir), logFile });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(
@@ -72,7 +83,7 @@ async function createVenv(
 }
 
 /** `python3` on PATH, recent enough and able to create a venv; otherwise says what to install. */
-function requirePython(needed: string): { python: string; version: string } {
+export function requirePython(needed: string): { python: string; version: string } {
   const probe = spawnSync(
     'python3',
     ['-c', 'import sys, venv, ensurepip; print("%d.%d" % sys.version_info[:2])'],
