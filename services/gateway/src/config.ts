@@ -84,6 +84,13 @@ export const GatewayConfig = Type.Object({
       'The longest a send of commands waits for more when they arrive fast enough to fill it; 0 sends at once',
   }),
   MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
+  CREATE_LATENCY_TARGET_MS: Type.Integer({
+    default: 100,
+    minimum: 0,
+    maximum: 60_000,
+    description:
+      'Creates slower than this lower the number the gateway admits at once (between 32 and MAX_IN_FLIGHT); 0: always MAX_IN_FLIGHT',
+  }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1_000,
     minimum: 0,
@@ -142,6 +149,8 @@ export interface GatewaySettings extends HttpSettings {
   publishLingerMaxMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
+  /** Creates slower than this lower how many are admitted at once (`concurrency-limit.ts`). */
+  createLatencyTargetMs: number;
   partitions: number;
   replyPartition: ReplyPartitionChoice;
 }
@@ -198,6 +207,7 @@ export function gatewaySettingsOf(
     replyTimeoutMs: config.REPLY_TIMEOUT_MS,
     publishLingerMaxMs: config.PUBLISH_LINGER_MAX_MS,
     maxInFlight: config.MAX_IN_FLIGHT,
+    createLatencyTargetMs: config.CREATE_LATENCY_TARGET_MS,
     partitions: config.KAFKA_PARTITIONS,
     replyPartition: {
       configured: config.REPLY_PARTITION,

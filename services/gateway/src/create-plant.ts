@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
 import type { NewPlant } from '#shared/contracts/plant.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
+import type { ConcurrencyLimit } from './admission/concurrency-limit.ts';
 import type { CommandPublisher } from './kafka/command-publisher.ts';
 import { TIMED_OUT, type ReplyWaiter } from './kafka/reply-waiter.ts';
 
@@ -20,7 +21,7 @@ export interface CreateRequest {
 /** What became of a create: a writer's answer, or why there is none. */
 export type CreateOutcome =
   | { kind: 'answered'; reply: Reply }
-  /** `waiting` requests already wait for writers: refused rather than queued. */
+  /** `waiting` requests already wait for writers, the admission limit: refused rather than queued. */
   | { kind: 'busy'; waiting: number }
   /** Kafka did not take the command; nothing was published. */
   | { kind: 'unpublished'; cause: unknown }
@@ -34,47 +35,63 @@ export interface CreatePlantDeps {
   waiter: ReplyWaiter;
   replyTimeoutMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
-  maxInFlight: number;
+  admission: ConcurrencyLimit;
 }
 
 /** Publishes the create command and waits for a writer's answer, never past the reply deadline. */
 export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
-  const timedOut: CreateOutcome = { kind: 'timedOut', afterMs: deps.replyTimeoutMs };
   return async (plant, request) => {
-    if (deps.waiter.waiting >= deps.maxInFlight) return { kind: 'busy', waiting: deps.maxInFlight };
-    const correlationId = randomUUID();
-    const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
-    let publishing = true;
-    const published = deps.publisher
-      .publish({
-        plant,
-        correlationId,
-        requestId: request.id,
-        trace: request.trace,
-        deadline: Date.now() + deps.replyTimeoutMs,
-      })
-      .then(
-        async (): Promise<CreateOutcome> => {
-          publishing = false;
-          request.log.debug(
-            { correlationId, plantId: plant.id.toString() },
-            'create command published',
-          );
-          const answer = await reply;
-          return answer === TIMED_OUT ? timedOut : { kind: 'answered', reply: answer };
-        },
-        (cause: unknown): CreateOutcome => {
-          publishing = false;
-          deps.waiter.cancel(correlationId);
-          return { kind: 'unpublished', cause };
-        },
-      );
-    // A writer may answer before the broker acknowledges the send (its answer was lost), and a
-    // publish still under way at the deadline (kafkajs reconnecting) may yet go out.
-    const settled = reply.then((answer): CreateOutcome | Promise<CreateOutcome> => {
-      if (answer !== TIMED_OUT) return { kind: 'answered', reply: answer };
-      return publishing ? timedOut : published;
-    });
-    return Promise.race([published, settled]);
+    const leave = deps.admission.enter();
+    if (leave === undefined) return { kind: 'busy', waiting: deps.admission.limit };
+    let answered = false;
+    try {
+      const outcome = await publishAndWait(deps, plant, request);
+      answered = outcome.kind === 'answered';
+      return outcome;
+    } finally {
+      leave(answered);
+    }
   };
+}
+
+async function publishAndWait(
+  deps: CreatePlantDeps,
+  plant: NewPlant,
+  request: CreateRequest,
+): Promise<CreateOutcome> {
+  const timedOut: CreateOutcome = { kind: 'timedOut', afterMs: deps.replyTimeoutMs };
+  const correlationId = randomUUID();
+  const reply = deps.waiter.waitFor(correlationId, deps.replyTimeoutMs);
+  let publishing = true;
+  const published = deps.publisher
+    .publish({
+      plant,
+      correlationId,
+      requestId: request.id,
+      trace: request.trace,
+      deadline: Date.now() + deps.replyTimeoutMs,
+    })
+    .then(
+      async (): Promise<CreateOutcome> => {
+        publishing = false;
+        request.log.debug(
+          { correlationId, plantId: plant.id.toString() },
+          'create command published',
+        );
+        const answer = await reply;
+        return answer === TIMED_OUT ? timedOut : { kind: 'answered', reply: answer };
+      },
+      (cause: unknown): CreateOutcome => {
+        publishing = false;
+        deps.waiter.cancel(correlationId);
+        return { kind: 'unpublished', cause };
+      },
+    );
+  // A writer may answer before the broker acknowledges the send (its answer was lost), and a
+  // publish still under way at the deadline (kafkajs reconnecting) may yet go out.
+  const settled = reply.then((answer): CreateOutcome | Promise<CreateOutcome> => {
+    if (answer !== TIMED_OUT) return { kind: 'answered', reply: answer };
+    return publishing ? timedOut : published;
+  });
+  return Promise.race([published, settled]);
 }

@@ -4,6 +4,7 @@ import { ensureTopics } from '#shared/ensure-topics.ts';
 import { connectionCap } from '#shared/http-limits.ts';
 import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
+import { createAdmission } from './admission/concurrency-limit.ts';
 import { buildApp, type GatewayApp } from './app.ts';
 import { HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
 import type { CreatePlant } from './create-plant.ts';
@@ -39,17 +40,19 @@ export async function startGateway(
     startUp,
   });
   const waiter = replyWaiter();
+  const admission = createAdmission(settings);
   const app = await buildApp(settings, {
     logger,
     metrics: gatewayMetrics(
       {
         waiting: () => waiter.waiting,
+        admitted: () => admission.limit,
         // Scraped once the app is built.
         ready: () => notReadyReason(app) === undefined,
       },
       settings,
     ),
-    creates: kafkaCreates(settings, { kafka, waiter }),
+    creates: kafkaCreates(settings, { kafka, waiter, admission }),
   });
   return { app, stop: () => app.drainAndClose() };
 }
@@ -83,7 +86,7 @@ export function baselineApp(options: {
     {
       logger: options.logger,
       metrics: gatewayMetrics(
-        { waiting: () => 0, ready: () => true },
+        { waiting: () => 0, admitted: () => 0, ready: () => true },
         {
           maxInFlight: 0,
           maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,

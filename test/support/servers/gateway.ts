@@ -42,7 +42,8 @@ type GatewayTestOptions = Partial<GatewaySettings> & {
 
 /**
  * A gateway's settings for a test: what it names, over the tests' defaults (the delay check off,
- * a 1 KiB body limit, bounds that no test reaches unless it sets them).
+ * a 1 KiB body limit, bounds that no test reaches unless it sets them, admission fixed at
+ * `maxInFlight`).
  */
 export function testGatewaySettings(
   settings: Partial<GatewaySettings> & Pick<GatewaySettings, 'topics' | 'partitions'>,
@@ -52,6 +53,7 @@ export function testGatewaySettings(
     replyTimeoutMs: 15_000,
     publishLingerMaxMs: 8,
     maxInFlight: 1_000,
+    createLatencyTargetMs: 0,
     maxEventLoopDelayMs: 0,
     shutdownDrainMs: 0,
     bodyLimitBytes: BODY_LIMIT_BYTES,

@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import type { CommandPublisher, CreateCommand } from '#gateway/kafka/command-publisher.ts';
+import { concurrencyLimit, type ConcurrencyLimit } from '#gateway/admission/concurrency-limit.ts';
 import { createPlantOverKafka } from '#gateway/create-plant.ts';
 import { replyWaiter } from '#gateway/kafka/reply-waiter.ts';
 
@@ -9,14 +10,22 @@ const plant = { id: 7n, name: 'Fern' };
 const request = { id: 'req-1', log: { debug: () => undefined }, trace: ROOT_CONTEXT };
 
 /** A publisher whose sends settle as `publish` says, and a create over it. */
-function createOver(publish: (command: CreateCommand) => Promise<void>) {
+function createOver(
+  publish: (command: CreateCommand) => Promise<void>,
+  admission: ConcurrencyLimit = concurrencyLimit({
+    max: 10,
+    min: 10,
+    initial: 10,
+    latencyTargetMs: 0,
+  }),
+) {
   const waiter = replyWaiter();
   const publisher: CommandPublisher = { publish, disconnect: () => Promise.resolve() };
   const create = createPlantOverKafka({
     publisher,
     waiter,
     replyTimeoutMs: REPLY_TIMEOUT_MS,
-    maxInFlight: 10,
+    admission,
   });
   return { create, waiter };
 }
@@ -93,5 +102,29 @@ describe('createPlantOverKafka', () => {
     );
 
     expect(await create(plant, request)).toEqual({ kind: 'timedOut', afterMs: REPLY_TIMEOUT_MS });
+  });
+
+  it('When as many creates wait as are admitted, then the next is busy and not published, and one leaving makes room', async () => {
+    const admission = concurrencyLimit({ max: 2, min: 2, initial: 2, latencyTargetMs: 0 });
+    const published: CreateCommand[] = [];
+    const { create, waiter } = createOver((command) => {
+      published.push(command);
+      return Promise.resolve();
+    }, admission);
+
+    const first = create(plant, request);
+    const second = create({ id: 8n, name: 'Moss' }, request);
+    const refused = await create({ id: 9n, name: 'Ivy' }, request);
+    await expect.poll(() => published.length).toBe(2);
+    const [command] = published;
+    if (command !== undefined) waiter.deliver(command.correlationId, { status: 200, plant });
+    await first;
+
+    expect(refused).toEqual({ kind: 'busy', waiting: 2 });
+    expect(published).toHaveLength(2);
+    expect(admission.inFlight).toBe(1);
+    expect(admission.hasRoom()).toBe(true);
+    expect(await second).toEqual({ kind: 'timedOut', afterMs: REPLY_TIMEOUT_MS });
+    expect(admission.inFlight).toBe(0);
   });
 });

@@ -24,3 +24,15 @@ export class ApiError extends Error {
     return errorBody(this.kind, this.message);
   }
 }
+
+/** What a 503 carries: the client may retry after a second. */
+export const RETRY_SHORTLY = { headers: { 'retry-after': '1' } } as const;
+
+/** A create refused because `waiting` creates already wait for writers: as many as are admitted. */
+export function createsBusy(waiting: number): ApiError {
+  return new ApiError(
+    'unavailable',
+    `${String(waiting)} requests are already waiting for writers; retry shortly`,
+    { headers: { ...RETRY_SHORTLY.headers } },
+  );
+}

@@ -22,6 +22,8 @@ export interface GatewayBounds {
 export interface GatewayGauges {
   /** Creates published and waiting for a reply. */
   waiting: () => number;
+  /** Creates admitted at once now (`concurrency-limit.ts`). */
+  admitted: () => number;
   /** Whether `/readyz` answers 200. */
   ready: () => boolean;
 }
@@ -48,6 +50,14 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
     help: 'MAX_EVENT_LOOP_DELAY_MS in seconds: mean event-loop delay beyond which the gateway answers 503 (0: off)',
     registers,
   }).set(bounds.maxEventLoopDelayMs / 1000);
+  new Gauge({
+    name: 'plant_store_gateway_admission_limit',
+    help: 'Creates the gateway admits at once now: lowered by creates slower than CREATE_LATENCY_TARGET_MS, at most MAX_IN_FLIGHT; beyond it 503',
+    registers,
+    collect() {
+      this.set(gauges.admitted());
+    },
+  });
   new Gauge({
     name: 'plant_store_gateway_replies_waiting',
     help: 'Create requests published and waiting for a writer to reply (bounded by MAX_IN_FLIGHT)',

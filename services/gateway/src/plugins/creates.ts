@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kafka } from 'kafkajs';
 import type { Topics } from '#shared/contracts/kafka.ts';
+import type { ConcurrencyLimit } from '../admission/concurrency-limit.ts';
 import { commandPublisher, type CommandPublisher } from '../kafka/command-publisher.ts';
 import type { GatewaySettings } from '../config.ts';
 import { createPlantOverKafka, type CreatePlant } from '../create-plant.ts';
@@ -13,6 +14,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The use case behind POST /plants. */
     createPlant: CreatePlant;
+    /**
+     * How many creates `createPlant` admits at once now, and whether one more would be: checked
+     * before a request's token and body are read, so that most of a flood costs only its headers.
+     */
+    admission: Pick<ConcurrencyLimit, 'hasRoom' | 'limit'>;
     /** Why `createPlant` cannot be served yet, or undefined once it can: `/readyz` reads it. */
     createsNotReadyReason(): string | undefined;
     commandPublisher: CommandPublisher;
@@ -63,9 +69,9 @@ const replyConsumerClient = fp<KafkaClientOptions & { waiter: ReplyWaiter }>(
 export function kafkaCreates(
   settings: Pick<
     GatewaySettings,
-    'topics' | 'replyTimeoutMs' | 'maxInFlight' | 'replyPartition' | 'publishLingerMaxMs'
+    'topics' | 'replyTimeoutMs' | 'replyPartition' | 'publishLingerMaxMs'
   >,
-  { kafka, waiter }: { kafka: Kafka; waiter: ReplyWaiter },
+  { kafka, waiter, admission }: { kafka: Kafka; waiter: ReplyWaiter; admission: ConcurrencyLimit },
 ): FastifyPluginAsync {
   return fp(
     async (app) => {
@@ -93,9 +99,10 @@ export function kafkaCreates(
           publisher: app.commandPublisher,
           waiter,
           replyTimeoutMs: settings.replyTimeoutMs,
-          maxInFlight: settings.maxInFlight,
+          admission,
         }),
       );
+      app.decorate('admission', admission);
       app.decorate('createsNotReadyReason', () => app.replyConsumer.notReadyReason());
     },
     { name: 'creates' },
@@ -107,6 +114,7 @@ export function createsWith(createPlant: CreatePlant): FastifyPluginCallback {
   return fp(
     (app, _options, done) => {
       app.decorate('createPlant', createPlant);
+      app.decorate('admission', { hasRoom: () => true, limit: Infinity });
       app.decorate('createsNotReadyReason', () => undefined);
       done();
     },

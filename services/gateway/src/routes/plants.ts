@@ -1,26 +1,20 @@
 import type { FastifyPluginCallback } from 'fastify';
 import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, createsBusy, RETRY_SHORTLY } from '../http/api-error.ts';
 import type { HttpSettings } from '../config.ts';
 import type { CreateOutcome } from '../create-plant.ts';
 import { requestTraceContext } from '../observability/request-tracing.ts';
 import { refuseOtherMethods } from './other-methods.ts';
 
-const RETRY_SHORTLY = { headers: { 'retry-after': '1' } };
-
 /** The one place a create's outcome becomes an HTTP answer: a writer's reply, or a refusal. */
 function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiError {
   switch (outcome.kind) {
     case 'busy':
-      return new ApiError(
-        'unavailable',
-        `${String(outcome.waiting)} requests are already waiting for writers; retry shortly`,
-        RETRY_SHORTLY,
-      );
+      return createsBusy(outcome.waiting);
     case 'unpublished':
       return new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
         cause: outcome.cause,
-        ...RETRY_SHORTLY,
+        headers: { ...RETRY_SHORTLY.headers },
       });
     case 'timedOut':
       return new ApiError(
