@@ -9,7 +9,7 @@ import type { BenchRun } from './bench-run.ts';
 import { idRanges } from './closed-loop/id-ranges.ts';
 import { measure } from './closed-loop/measure.ts';
 import { measureRetries } from './closed-loop/retries.ts';
-import { provisionVegeta } from './open-loop/vegeta.ts';
+import { provisionVegeta } from '#local/load/vegeta.ts';
 import { benchOptions, USAGE } from './options.ts';
 import { calibrate, calibrationLine } from './probes/calibration.ts';
 import type { VariantResult } from './report/results.ts';

@@ -1,6 +1,7 @@
 import { commandLine } from '#tooling/cli/command-line.ts';
 import { chaosOptions, USAGE } from './options.ts';
 import { runEachGrayScenario } from './run-each-gray.ts';
+import { runOverload } from './overload/run-overload.ts';
 import { runScenario } from './run-scenario.ts';
 
 /**
@@ -13,6 +14,8 @@ export async function main(args: string[]): Promise<void> {
   const passed =
     scenario === 'gray'
       ? await runEachGrayScenario(args)
-      : await runScenario({ ...options, scenario });
+      : scenario.overload === true
+        ? await runOverload(options)
+        : await runScenario({ ...options, scenario });
   process.exitCode = passed ? 0 : 1;
 }

@@ -56,10 +56,13 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
   const scenario = values.scenario === 'gray' ? 'gray' : scenarioNamed(values.scenario);
   if (scenario === undefined)
     throw new Error(`--scenario takes ${NAMES}, gray; got "${values.scenario}"`);
-  const visible = scenario === 'gray' || scenario.gray ? undefined : scenario;
+  const visible =
+    scenario === 'gray' || scenario.gray || scenario.overload === true ? undefined : scenario;
   if (visible === undefined && values.secure)
     throw new Error(
-      `--scenario ${values.scenario} puts proxies on plaintext links: it does not run with --secure`,
+      scenario !== 'gray' && !scenario.gray
+        ? `--scenario ${values.scenario} measures the plaintext stack: it does not run with --secure`
+        : `--scenario ${values.scenario} puts proxies on plaintext links: it does not run with --secure`,
     );
   const needs = visible?.brokers;
   const brokers = brokerCount(values.brokers ?? String(needs?.count ?? 1));

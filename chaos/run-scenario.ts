@@ -23,7 +23,7 @@ import { chaosHtml, chaosRecord } from './report/html-report.ts';
 import { reportLines } from './report/report.ts';
 import { isOutage, verdict } from './report/verdict.ts';
 import { GRAY_GATEWAYS, GRAY_WRITERS } from './scenarios/gray/steps.ts';
-import type { Scenario, Target } from './scenarios/scenario.ts';
+import type { ChangingScenario, Target } from './scenarios/scenario.ts';
 import { clusterFacts, commandPartitioner } from './stack/cluster.ts';
 import { serviceFleet, type ServiceFleet } from './stack/fleet.ts';
 import { startGrayStack, type GrayLinks } from './stack/process-links.ts';
@@ -41,7 +41,7 @@ const AFTER_HEAL_MS = 30_000;
  * there. Resolves with whether it passed; a Ctrl-C stops the stack and exits.
  */
 export async function runScenario(
-  options: ChaosOptions & { scenario: Scenario },
+  options: ChaosOptions & { scenario: ChangingScenario },
 ): Promise<boolean> {
   const { scenario, brokers, connections, minCreates, faultEveryMs, store, secure } = options;
   const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-'));

@@ -4,10 +4,15 @@ import { elapsed } from '#tooling/progress/progress-line.ts';
 import { runningP99 } from '#tooling/statistics/running-p99.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { plantBody } from '../closed-loop/load.ts';
-import { sampleMachine, sampleProcesses, type SampledProcess } from '../probes/process-stats.ts';
+import {
+  reapedChildrenCpuSeconds,
+  sampleMachine,
+  sampleProcesses,
+  type SampledProcess,
+} from '../probes/process-stats.ts';
 import { searchCapacity, type Capacity } from './capacity.ts';
 import { errorKindsText, heldTarget, rateStep, type RateStep } from './rate-step.ts';
-import { attack } from './vegeta.ts';
+import { attack } from '#local/load/vegeta.ts';
 
 /** What a variant answered at steady arrival rates (`--rates`, `--capacity`). */
 export interface OpenLoop {
@@ -76,15 +81,26 @@ export async function measureOpenLoop(
     const machine = sampleMachine();
     const processes = sampleProcesses(sampled);
     try {
-      const { hits, generatorCpuSeconds } = await attack(
-        { vegeta, urls, token: run.token, rate, seconds: duration, firstId: first, dir },
+      // vegeta's CPU is counted once it has been waited for, among this process's children's.
+      const cpuBefore = reapedChildrenCpuSeconds(process.pid);
+      const hits = await attack(
+        {
+          vegeta,
+          urls,
+          token: run.token,
+          rate,
+          seconds: duration,
+          firstId: first,
+          bodyOf: plantBody,
+          dir,
+        },
         ({ code, latencyMs }) => {
           if (code >= 200 && code < 300) latencies.record(latencyMs);
           else failed++;
         },
       );
       result = rateStep(rate, duration, hits, {
-        generatorCpuSeconds,
+        generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - cpuBefore,
         machineBusyPercent: machine.stop().busyPercent,
         usage: processes.stop(),
       });

@@ -1,6 +1,6 @@
 import { percentile } from '#tooling/statistics/percentile.ts';
 import type { ProcessUsage } from '../probes/process-stats.ts';
-import type { Hit } from './vegeta.ts';
+import type { Hit } from '#local/load/vegeta-results.ts';
 
 /** One second of an open-loop step, by intended send time. */
 export interface OpenLoopSecond {

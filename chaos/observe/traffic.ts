@@ -21,6 +21,8 @@ export interface Answer {
   error?: number;
   /** The 200 body, as received. */
   plant?: Record<string, unknown>;
+  /** The Retry-After header of a 503 (kept by the overload scenario, whose targets read it). */
+  retryAfter?: string;
   failure?: string;
 }
 

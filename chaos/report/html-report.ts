@@ -5,7 +5,7 @@ import { percentile } from '#tooling/statistics/percentile.ts';
 import { changeFigures, durationOf, slowAnswerMs, type Change } from './figures.ts';
 import type { Target } from '../scenarios/scenario.ts';
 import type { Answer } from '../observe/traffic.ts';
-import { isOutage, type Finding } from './verdict.ts';
+import { FINDING_KINDS, isOutage, type Finding } from './verdict.ts';
 
 /** A chaos run as written beside its answers (`run.json`), for its HTML page. */
 export interface ChaosRecord {
@@ -23,9 +23,17 @@ export interface ChaosRecord {
   targets: Target[];
   /** What checking every answer against the store found, by kind. */
   checked: Record<string, number>;
+  /** An open-loop run's seconds (overload), by when requests were sent. */
+  flow?: FlowSecond[];
 }
 
-const FINDING_KINDS = ['lost', 'wrong answer', 'unexpected answer', 'unsettled', 'phantom'];
+/** One second of an open-loop load: requests sent in it, and of them answered 2xx or refused 503. */
+export interface FlowSecond {
+  second: number;
+  offered: number;
+  goodput: number;
+  shed: number;
+}
 
 export function chaosRecord(run: {
   scenario: string;
@@ -37,6 +45,7 @@ export function chaosRecord(run: {
   findings: readonly Finding[];
   loadStartedAt: number;
   loadSeconds: number;
+  flow?: FlowSecond[];
 }): ChaosRecord {
   const { load, loadStartedAt } = run;
   // Whole seconds only: the last, cut short by the load's end, would read as a fall.
@@ -76,6 +85,7 @@ export function chaosRecord(run: {
     checked: Object.fromEntries(
       FINDING_KINDS.map((kind) => [kind, run.findings.filter((each) => each.kind === kind).length]),
     ),
+    ...(run.flow === undefined ? {} : { flow: run.flow }),
   };
 }
 
@@ -94,12 +104,28 @@ export function chaosHtml(record: ChaosRecord): RenderedReport {
     'answered per second',
     [{ name: 'answered 2xx', points: points(({ answered: each }) => each) }],
   );
+  const { flow } = record;
+  const flowChart =
+    flow === undefined
+      ? []
+      : [
+          chart(
+            'flow',
+            'Requests offered per second, and of them answered 2xx (goodput) and refused 503 (shed), by when they were sent',
+            'per second',
+            (['offered', 'goodput', 'shed'] as const).map((name) => ({
+              name,
+              points: flow.map((second) => ({ x: second.second, y: second[name] })),
+            })),
+          ),
+        ];
   const verdict = record.passed ? 'PASS' : 'FAIL';
   return {
     html: htmlPage(`Chaos ${record.scenario} ${record.startedAt}: ${verdict}`, [
       paragraph(
         `${String(record.perSecond.reduce((sum, { answered: each, non2xx }) => sum + each + non2xx, 0))} creates ended in the ${String(record.perSecond.length)} whole seconds of ${String(record.loadSeconds)} s of load.`,
       ),
+      ...flowChart,
       answered,
       chart('p99', 'p99 of the answers that ended in each second (2xx or not)', 'ms', [
         { name: 'p99', points: points(({ p99 }) => p99) },

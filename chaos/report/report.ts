@@ -9,7 +9,7 @@ import {
 import type { Target } from '../scenarios/scenario.ts';
 import type { LogEvent } from '../observe/timeline.ts';
 import type { Answer } from '../observe/traffic.ts';
-import type { Finding } from './verdict.ts';
+import { FINDING_KINDS, type Finding } from './verdict.ts';
 
 export interface RunReport {
   answers: readonly Answer[];
@@ -57,8 +57,7 @@ export function reportLines(run: RunReport): string[] {
   const counts = new Map<string, number>();
   for (const { kind } of run.findings) counts.set(kind, (counts.get(kind) ?? 0) + 1);
   lines.push('', 'checked against the store:');
-  for (const kind of ['lost', 'wrong answer', 'unexpected answer', 'unsettled', 'phantom'])
-    lines.push(`  ${kind}: ${String(counts.get(kind) ?? 0)}`);
+  for (const kind of FINDING_KINDS) lines.push(`  ${kind}: ${String(counts.get(kind) ?? 0)}`);
   for (const finding of run.findings.slice(0, 20))
     lines.push(`  ${finding.kind} ${finding.id.toString()}: ${finding.detail}`);
   if (run.targets.length > 0) {

@@ -6,8 +6,17 @@ export interface StoredPlant {
   tag?: string;
 }
 
+export const FINDING_KINDS = [
+  'lost',
+  'wrong answer',
+  'unexpected answer',
+  'unsettled',
+  'phantom',
+  'refused yet stored',
+] as const;
+
 export interface Finding {
-  kind: 'lost' | 'wrong answer' | 'unexpected answer' | 'unsettled' | 'phantom';
+  kind: (typeof FINDING_KINDS)[number];
   id: bigint;
   detail: string;
 }
@@ -16,11 +25,14 @@ export interface Finding {
  * Every answer checked against what the store holds once the run is over: a 200 must be the
  * stored plant and what was asked for, a 4009 must be for content other than the stored one, a
  * request answered 503, 504 or not at all must end 200 or 4009 on retry, every other answer is
- * unexpected, and every stored plant must be content some request asked for.
+ * unexpected, and every stored plant must be content some request asked for. With
+ * `refusalsFinal` (the overload scenario, whose clients do not retry), a 503 is not retried but
+ * must have created nothing: a gateway refuses before it publishes.
  */
 export function verdict(
   answers: readonly Answer[],
   stored: ReadonlyMap<bigint, StoredPlant>,
+  { refusalsFinal = false }: { refusalsFinal?: boolean } = {},
 ): Finding[] {
   const findings: Finding[] = [];
   const asked = new Map<bigint, Content[]>();
@@ -56,7 +68,18 @@ export function verdict(
       });
     }
   }
-  for (const answer of unsettled(answers)) {
+  const refused = (answer: Answer) => refusalsFinal && answer.status === 503;
+  const concludedIds = new Set(answers.filter(isConclusive).map(({ content }) => content.id));
+  for (const answer of answers.filter(refused)) {
+    const plant = stored.get(answer.content.id);
+    if (plant !== undefined && !concludedIds.has(answer.content.id))
+      findings.push({
+        kind: 'refused yet stored',
+        id: answer.content.id,
+        detail: `503, stored ${JSON.stringify(plant)}`,
+      });
+  }
+  for (const answer of unsettled(answers).filter((answer) => !refused(answer))) {
     findings.push({
       kind: 'unsettled',
       id: answer.content.id,

@@ -4,6 +4,7 @@ import { storeCutOne } from './gray/store-cut-one.ts';
 import { storeDownAll } from './gray/store-down-all.ts';
 import { storeHalfOpen } from './gray/store-half-open.ts';
 import { storeSlow } from './gray/store-slow.ts';
+import { overload } from './overload.ts';
 import { writerFrozen } from './gray/writer-frozen.ts';
 import type { Scenario } from './scenario.ts';
 import { broker } from './visible/broker.ts';
@@ -21,6 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   broker,
   writerKill,
   gateways,
+  overload,
   storeCutOne,
   storeDownAll,
   storeSlow,

@@ -14,11 +14,25 @@ import type { GrayLinks } from '../stack/process-links.ts';
  * crashes do; the gray ones (docs/failure-modes.md, "Gray faults") fault one path a process cannot
  * see from inside, through toxiproxy.
  */
-export type Scenario = VisibleScenario | GrayScenario;
+export type Scenario = VisibleScenario | GrayScenario | OverloadScenario;
+
+/** A scenario of changes made under a closed load (`run-scenario.ts`). */
+export type ChangingScenario = VisibleScenario | GrayScenario;
+
+/**
+ * More load than the system can serve, offered on schedule to one gateway and one writer, and no
+ * change: its own run (`../overload/run-overload.ts`).
+ */
+export interface OverloadScenario {
+  name: string;
+  gray: false;
+  overload: true;
+}
 
 export interface VisibleScenario {
   name: string;
   gray: false;
+  overload?: false;
   /** Writers and gateways it starts with. */
   writers: number;
   gateways: number;
@@ -35,6 +49,7 @@ export interface VisibleScenario {
 export interface GrayScenario {
   name: string;
   gray: true;
+  overload?: false;
   steps(context: GrayContext): Promise<void>;
   targets(input: GrayInput): Target[];
 }

@@ -51,7 +51,7 @@ describe('Creates admitted at once', () => {
     expect(await commandsPublished(gateway)).toBe(2);
   });
 
-  it('When creates go unanswered, then the admission limit falls from 64 to its floor of 32, and creates are still admitted', async () => {
+  it('When creates go unanswered, then the admission limit falls from 64 to its floor of 32, those admitted together lowering it once, and creates are still admitted', async () => {
     const gateway = await startTestGateway({
       writer: false,
       createLatencyTargetMs: 100,
@@ -59,14 +59,21 @@ describe('Creates admitted at once', () => {
     });
     const before = await admissionLimit(gateway);
 
-    const answers = await Promise.all(
+    const concurrent = await Promise.all(
       Array.from({ length: 10 }, () => gateway.post(aPlant().body)),
     );
+    const afterConcurrent = await admissionLimit(gateway);
+    const oneByOne = [];
+    for (let create = 0; create < 6; create++) oneByOne.push(await gateway.post(aPlant().body));
 
     expect(before).toBe(64);
-    expect(answers.map(({ statusCode }) => statusCode)).toEqual(Array(10).fill(504));
+    expect([...concurrent, ...oneByOne].map(({ statusCode }) => statusCode)).toEqual(
+      Array(16).fill(504),
+    );
+    // Admitted together, the ten lower it once: 64 × 0.9; each later one by 0.9 again.
+    expect(afterConcurrent).toBe(57);
     expect(await admissionLimit(gateway)).toBe(32);
     expect((await gateway.post(aPlant().body)).statusCode).toBe(504);
-    expect(await commandsPublished(gateway)).toBe(11);
+    expect(await commandsPublished(gateway)).toBe(17);
   });
 });

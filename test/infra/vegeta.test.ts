@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rateStep } from '#bench/open-loop/rate-step.ts';
-import { attack, provisionVegeta } from '#bench/open-loop/vegeta.ts';
+import { attack, provisionVegeta } from '#local/load/vegeta.ts';
+import { plantBody } from '#bench/closed-loop/load.ts';
+import { reapedChildrenCpuSeconds } from '#bench/probes/process-stats.ts';
 import { cacheRoot } from '#local/provision/paths.ts';
 import { listenForTest } from '../support/servers/loopback-server.ts';
 
@@ -38,15 +40,18 @@ describe('vegeta, the open loop of npm run bench -- --rates', () => {
     });
     const port = await listenForTest(server);
 
-    const { hits, generatorCpuSeconds } = await attack({
+    const cpuBefore = reapedChildrenCpuSeconds(process.pid);
+    const hits = await attack({
       vegeta,
       urls: [`http://127.0.0.1:${String(port)}`],
       token: 'open-loop-token',
       rate: RATE,
       seconds: SECONDS,
       firstId: 5_000n,
+      bodyOf: plantBody,
       dir: await mkdtemp(join(tmpdir(), 'vegeta-')),
     });
+    const generatorCpuSeconds = reapedChildrenCpuSeconds(process.pid) - cpuBefore;
     const step = rateStep(RATE, SECONDS, hits, {
       generatorCpuSeconds,
       machineBusyPercent: 0,

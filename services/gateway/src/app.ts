@@ -1,6 +1,7 @@
 import Fastify, { type FastifyPluginAsync, type FastifyPluginCallback } from 'fastify';
 import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from './config.ts';
+import { refuseCreatesEarly, type Admission } from './http/early-refusal.ts';
 import type { RawAnswers } from './http/malformed-http.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { authentication } from './plugins/authentication.ts';
@@ -21,6 +22,8 @@ import { serverOptions } from './http/server-options.ts';
 export interface AppDependencies {
   logger: Logger;
   metrics: GatewayMetrics;
+  /** How many creates `createPlant` admits at once; beyond it they are refused from their headers. */
+  admission: Admission;
   /**
    * Decorates the app with the use case behind POST /plants and with what keeps it from being
    * ready (`plugins/creates.ts`).
@@ -37,7 +40,11 @@ export interface AppDependencies {
  */
 export async function buildApp(settings: HttpSettings, dependencies: AppDependencies) {
   const rawAnswers: RawAnswers = new WeakMap();
-  const app = Fastify(serverOptions(settings, dependencies.logger, rawAnswers));
+  const app = Fastify(
+    serverOptions(settings, dependencies.logger, rawAnswers, (fastify) =>
+      refuseCreatesEarly(fastify, dependencies.admission, dependencies.metrics),
+    ),
+  );
   await app.register(tracing);
   await app.register(httpMetrics, { metrics: dependencies.metrics, rawAnswers });
   await app.register(connections, settings);

@@ -52,6 +52,7 @@ export async function startGateway(
       },
       settings,
     ),
+    admission,
     creates: kafkaCreates(settings, { kafka, waiter, admission }),
   });
   return { app, stop: () => app.drainAndClose() };
@@ -92,6 +93,7 @@ export function baselineApp(options: {
           maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
         },
       ),
+      admission: { hasRoom: () => true, limit: Infinity },
       creates: createsWith(options.createPlant),
     },
   );

@@ -12,6 +12,12 @@ import { startGateway } from './gateway.ts';
 import { startMetricsPort } from './observability/metrics-port.ts';
 
 const config = configOrExit(() => readGatewayConfig());
+/**
+ * Connections the kernel holds until the gateway accepts them (capped by `net.core.somaxconn`),
+ * beyond Node's 511: a burst of new clients beyond the queue has its SYNs dropped and waits a
+ * second for its retransmit, the slowest answers the overload scenario measured.
+ */
+const LISTEN_BACKLOG = 4_096;
 const logger = createLogger('gateway', config.LOG_LEVEL);
 // Before anything is reached: a mistake in the tracing variables is a configuration error too.
 const tracing = await startTracing('plant-store-gateway', logger);
@@ -23,7 +29,7 @@ const gateway = await startGateway(gatewaySettingsOf(config, cap), {
   logger,
   startUp: startUpWithin(config.STARTUP_TIMEOUT_MS, logger),
 }).catch(exitOnStartUpError(logger));
-await gateway.app.listen({ port: config.PORT, host: config.HOST });
+await gateway.app.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN_BACKLOG });
 const metricsPort =
   config.METRICS_PORT === undefined
     ? undefined

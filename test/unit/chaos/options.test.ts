@@ -22,6 +22,12 @@ describe('npm run chaos flags', () => {
       });
   });
 
+  it('When the overload scenario is asked for with --secure, then the error says it measures the plaintext stack', () => {
+    expect(() => chaosOptions(['--scenario', 'overload', '--secure'])).toThrow(
+      '--scenario overload measures the plaintext stack: it does not run with --secure',
+    );
+  });
+
   it('When a gray scenario is asked for with --secure, then the error says its links are plaintext', () => {
     expect(() => chaosOptions(['--scenario', 'writer-frozen', '--secure'])).toThrow(
       '--scenario writer-frozen puts proxies on plaintext links: it does not run with --secure',
@@ -30,7 +36,7 @@ describe('npm run chaos flags', () => {
 
   it('When a flag is wrong, then the error names it and what it takes', () => {
     expect(() => chaosOptions(['--scenario', 'meteor'])).toThrow(
-      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
+      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, overload, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
     );
     expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
       '--scenario broker kills one broker of three: run it with --brokers 3',

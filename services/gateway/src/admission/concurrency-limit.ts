@@ -26,22 +26,31 @@ export interface ConcurrencyLimitOptions {
 const BACKOFF = 0.9;
 
 /**
- * An adaptive bound on creates in flight (AIMD, as Netflix's concurrency-limits library has it):
- * each create answered within the latency target raises the limit by one while at least half of it
- * is used, each one slower or unanswered multiplies it by 0.9. Under overload it settles where a
- * few percent of creates exceed the target, so a gateway admits about as many creates as the
- * writers answer within the target and refuses the rest at once, instead of queueing them into
- * timeouts. docs/decisions/0064-adaptive-admission.md tells why.
+ * An adaptive bound on creates in flight, as TCP bounds a window (additive increase,
+ * multiplicative decrease): a create slower than the latency target, or unanswered, multiplies
+ * the limit by 0.9, once for all the creates admitted before that decrease (they were admitted
+ * under the old limit); a create answered in time raises it, while at least half of it is used, by
+ * one until the first decrease (a fast start) and by 1/limit after it (one per limit's worth of
+ * creates). Under overload it settles where creates just meet the target, so a gateway admits
+ * about as many creates as it and the writers answer within the target and refuses the rest at
+ * once, instead of queueing them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, now = Date.now } = options;
   const min = Math.min(options.min, max);
   let limit = latencyTargetMs === 0 ? max : Math.min(max, Math.max(min, options.initial));
   let inFlight = 0;
-  const learn = (latencyMs: number, answered: boolean) => {
+  let lastDecreaseAt: number | undefined;
+  const learn = (enteredAt: number, answered: boolean) => {
     if (latencyTargetMs === 0) return;
-    if (!answered || latencyMs > latencyTargetMs) limit = Math.max(min, limit * BACKOFF);
-    else if (inFlight * 2 >= limit) limit = Math.min(max, limit + 1);
+    const at = now();
+    if (!answered || at - enteredAt > latencyTargetMs) {
+      if (lastDecreaseAt !== undefined && enteredAt < lastDecreaseAt) return;
+      limit = Math.max(min, limit * BACKOFF);
+      lastDecreaseAt = at;
+    } else if (inFlight * 2 >= limit) {
+      limit = Math.min(max, limit + (lastDecreaseAt === undefined ? 1 : 1 / limit));
+    }
   };
   const hasRoom = () => inFlight < Math.floor(limit);
   return {
@@ -60,7 +69,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
       return (answered) => {
         if (left) return;
         left = true;
-        learn(now() - enteredAt, answered);
+        learn(enteredAt, answered);
         inFlight--;
       };
     },

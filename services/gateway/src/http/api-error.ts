@@ -28,11 +28,13 @@ export class ApiError extends Error {
 /** What a 503 carries: the client may retry after a second. */
 export const RETRY_SHORTLY = { headers: { 'retry-after': '1' } } as const;
 
-/** A create refused because `waiting` creates already wait for writers: as many as are admitted. */
+/** Why a create is refused when `waiting` creates already wait for writers: as many as are admitted. */
+export function busyMessage(waiting: number): string {
+  return `${String(waiting)} requests are already waiting for writers; retry shortly`;
+}
+
 export function createsBusy(waiting: number): ApiError {
-  return new ApiError(
-    'unavailable',
-    `${String(waiting)} requests are already waiting for writers; retry shortly`,
-    { headers: { ...RETRY_SHORTLY.headers } },
-  );
+  return new ApiError('unavailable', busyMessage(waiting), {
+    headers: { ...RETRY_SHORTLY.headers },
+  });
 }

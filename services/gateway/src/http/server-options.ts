@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type RequestListener } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from '#shared/contracts/errors.ts';
 import { nodeServerTimeouts } from '#shared/http-limits.ts';
@@ -6,7 +7,10 @@ import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from '../config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
-/** The Fastify server: ids, limits and timeouts, and Node's own refusals in the Error shape. */
+/**
+ * The Fastify server: ids, limits and timeouts, Node's own refusals in the Error shape, and
+ * `listener` around Fastify's own (`early-refusal.ts`).
+ */
 export function serverOptions(
   settings: Pick<
     HttpSettings,
@@ -14,7 +18,13 @@ export function serverOptions(
   >,
   logger: Logger,
   rawAnswers: RawAnswers,
+  listener: (fastify: RequestListener) => RequestListener,
 ) {
+  const http = {
+    ...nodeServerTimeouts(settings, settings.requestTimeoutMs),
+    // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
+    requireHostHeader: false,
+  };
   return {
     loggerInstance: logger,
     bodyLimit: settings.bodyLimitBytes,
@@ -22,14 +32,9 @@ export function serverOptions(
     genReqId: () => randomUUID(),
     // Fastify's own 503 while closing has its default error shape; the stopping plugin answers.
     return503OnClosing: false,
-    // Fastify sets these on the server after creating it: the same values as Node's below.
-    requestTimeout: settings.requestTimeoutMs,
-    keepAliveTimeout: settings.keepAliveTimeoutMs,
-    http: {
-      ...nodeServerTimeouts(settings, settings.requestTimeoutMs),
-      // Node's own refusal has an empty body; requireOneHost answers in the Error shape.
-      requireHostHeader: false,
-    },
+    http,
+    // Fastify creates the server itself unless given this; the timeouts are Node's options here.
+    serverFactory: (fastify: RequestListener) => createServer(http, listener(fastify)),
     clientErrorHandler: answerClientError(logger, rawAnswers),
     // Fastify answers a URL it cannot decode in its own shape, unless this is set.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {

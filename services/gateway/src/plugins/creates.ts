@@ -14,11 +14,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The use case behind POST /plants. */
     createPlant: CreatePlant;
-    /**
-     * How many creates `createPlant` admits at once now, and whether one more would be: checked
-     * before a request's token and body are read, so that most of a flood costs only its headers.
-     */
-    admission: Pick<ConcurrencyLimit, 'hasRoom' | 'limit'>;
     /** Why `createPlant` cannot be served yet, or undefined once it can: `/readyz` reads it. */
     createsNotReadyReason(): string | undefined;
     commandPublisher: CommandPublisher;
@@ -102,7 +97,6 @@ export function kafkaCreates(
           admission,
         }),
       );
-      app.decorate('admission', admission);
       app.decorate('createsNotReadyReason', () => app.replyConsumer.notReadyReason());
     },
     { name: 'creates' },
@@ -114,7 +108,6 @@ export function createsWith(createPlant: CreatePlant): FastifyPluginCallback {
   return fp(
     (app, _options, done) => {
       app.decorate('createPlant', createPlant);
-      app.decorate('admission', { hasRoom: () => true, limit: Infinity });
       app.decorate('createsNotReadyReason', () => undefined);
       done();
     },

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
-import { ApiError, createsBusy, RETRY_SHORTLY } from '../http/api-error.ts';
+import { ApiError, RETRY_SHORTLY } from '../http/api-error.ts';
 import type { HttpSettings } from '../config.ts';
 
 declare module 'fastify' {
@@ -16,9 +16,7 @@ const ALWAYS_ANSWERED = new Set(['/healthz', '/metrics']);
 const RESOLUTION_MS = 10;
 
 /**
- * Refuses requests with 503/5030 while the event loop lags, and creates while as many wait for
- * writers as `createPlant` admits now: before their token and body are read, so that refusing
- * most of a flood costs little more than its headers. The sampler reads only the delay
+ * Refuses requests with 503/5030 while the event loop lags. The sampler reads only the delay
  * histogram: @fastify/under-pressure also calls `process.memoryUsage()` at every sample, which
  * opens /proc and threw EMFILE from its timer when a flood had taken every descriptor.
  */
@@ -38,13 +36,6 @@ export const overload = fp<Pick<HttpSettings, 'maxEventLoopDelayMs' | 'eventLoop
     const underPressure = () => maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs;
     app.decorate('isUnderPressure', underPressure);
     app.addHook('onRequest', (request, _reply, next) => {
-      if (request.method === 'POST' && request.routeOptions.url === '/plants') {
-        const { admission } = app;
-        if (!admission.hasRoom()) {
-          next(createsBusy(admission.limit));
-          return;
-        }
-      }
       // A liveness probe must not fail because the process is busy: restarting it sheds nothing.
       // A scrape must not either: an overload is when its figures matter most.
       if (!underPressure() || ALWAYS_ANSWERED.has(request.url)) {

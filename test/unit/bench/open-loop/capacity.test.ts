@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { searchCapacity } from '#bench/open-loop/capacity.ts';
 import { heldTarget, rateStep, type RateStep } from '#bench/open-loop/rate-step.ts';
-import type { Hit } from '#bench/open-loop/vegeta.ts';
+import type { Hit } from '#local/load/vegeta-results.ts';
 
 const START_NS = 1_764_000_000_000_000_000n;
 const MEASURED = { generatorCpuSeconds: 0.5, machineBusyPercent: 40, usage: [] };

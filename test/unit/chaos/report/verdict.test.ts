@@ -86,4 +86,19 @@ describe('Chaos verdict', () => {
       ),
     ).toEqual([{ kind: 'phantom', id: 2n, detail: 'stored {"name":"Ghost"}, never asked for' }]);
   });
+
+  it('When refusals are final, then a 503 need not settle, but a refused create found in the store is reported', () => {
+    const moss: Content = { id: 2n, name: 'Moss' };
+    const refused = { status: 503, error: 5030, retryAfter: '1' };
+
+    const findings = verdict(
+      [answer(fern, refused), answer(moss, refused)],
+      stored([[2n, { name: 'Moss' }]]),
+      { refusalsFinal: true },
+    );
+
+    expect(findings).toEqual([
+      { kind: 'refused yet stored', id: 2n, detail: '503, stored {"name":"Moss"}' },
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseResult } from '#bench/open-loop/vegeta.ts';
+import { parseResult } from '#local/load/vegeta-results.ts';
 
 describe('vegeta results', () => {
   it('When a line is not a result, then it is refused rather than read as zeros', () => {
@@ -21,5 +21,23 @@ describe('vegeta results', () => {
     expect(
       parseResult('1764000000000000000,201,1500000,46,12,,,,3,POST,http://x/plants,'),
     ).toMatchObject({ seq: 3, code: 201, latencyMs: 1.5, error: '' });
+  });
+
+  it('When a result carries a body and headers, then the body is decoded and Retry-After read', () => {
+    const body = Buffer.from('{"error":5030,"message":"x, y"}').toString('base64');
+    const headers = Buffer.from(
+      'Content-Length: 31\r\nRetry-After: 1\r\nServer: test\r\n\r\n',
+    ).toString('base64');
+    const line = `1795874133940173884,503,1722450,2,31,503 Service Unavailable,${body},,4,POST,http://127.0.0.1:18999/plants,${headers}`;
+
+    expect(parseResult(line)).toEqual({
+      seq: 4,
+      sentNs: 1_795_874_133_940_173_884n,
+      latencyMs: 1.72245,
+      code: 503,
+      error: '503 Service Unavailable',
+      body: '{"error":5030,"message":"x, y"}',
+      retryAfter: '1',
+    });
   });
 });

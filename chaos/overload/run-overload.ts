@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { provisionVegeta } from '#local/load/vegeta.ts';
+import { cacheRoot, stateRoot } from '#local/provision/paths.ts';
+import { stopOnSignal } from '#local/process/stop-on-signal.ts';
+import { serviceConnections } from '#local/secure-stack.ts';
+import { startServices } from '#local/services.ts';
+import { startLocalStack } from '#local/stack.ts';
+import { progressLine } from '#tooling/progress/progress-line.ts';
+import { storedPlants } from '../observe/stored-plants.ts';
+import { isConclusive, settle } from '../observe/traffic.ts';
+import type { ChaosOptions } from '../options.ts';
+import { answersCsv } from '../report/answers-csv.ts';
+import { chaosHtml, chaosRecord } from '../report/html-report.ts';
+import { FINDING_KINDS, verdict } from '../report/verdict.ts';
+import { sampleGateway } from './gateway-gauges.ts';
+import { generatorConnections, openLoad, splitCores } from './open-load.ts';
+import { flowPerSecond, overloadPhases, phaseLines, type PhasePlan } from './phases.ts';
+import { overloadTargets, type PhaseRun } from './targets.ts';
+
+const REPLY_TIMEOUT_MS = 5_000;
+const PARTITIONS = 3;
+/** The closed loop that measures T: its senders, its warm-up and its length. */
+const CLOSED_LOOP_WORKERS = 64;
+const WARM_UP_SECONDS = 10;
+const MEASURE_SECONDS = 20;
+/** Requests retried at once after the load: more would flood the gateway's connection cap. */
+const SETTLING_AT_ONCE = 32;
+
+/**
+ * `--scenario overload`: e2e's closed-loop throughput T measured on one gateway and one writer,
+ * then 2T and 4T offered on schedule for 60 s each and T/4 for 30 s, back to back (`phases.ts`),
+ * by vegeta on a core of its own (`splitCores`). Every answer is checked against the store;
+ * resolves with whether every target held.
+ */
+export async function runOverload(options: ChaosOptions): Promise<boolean> {
+  const dir = join(stateRoot, 'chaos', new Date().toISOString().replaceAll(':', '-'));
+  const logDir = join(dir, 'logs');
+  const token = `chaos-${randomBytes(12).toString('base64url')}`;
+  const split = splitCores();
+  console.log(`chaos: scenario overload; starting Kafka and the store in ${dir}…`);
+  const stack = await startLocalStack({ dir, store: options.store, brokers: options.brokers });
+  stopOnSignal('the chaos run', () => stack.stop());
+  try {
+    const env = {
+      ...process.env,
+      AUTH_TOKENS: token,
+      REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
+      KAFKA_PARTITIONS: String(PARTITIONS),
+      LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+    };
+    const services = await startServices({
+      env,
+      connections: await serviceConnections(stack),
+      logDir,
+      writers: 1,
+      gateways: 1,
+    });
+    const vegeta = await provisionVegeta(cacheRoot(), join(dir, 'vegeta-provision.log'));
+    const url = services.urls[0] ?? '';
+    const connections = await generatorConnections(url);
+    const arrangement = `${split.description}; at most ${String(connections.max)} connections to the gateway (its cap: ${String(connections.cap)})`;
+    console.log(`chaos: ${arrangement}`);
+    const load = openLoad({ vegeta, url, token, dir, split, maxConnections: connections.max });
+    const progress = progressLine();
+
+    progress.log(`chaos: warming up, ${String(WARM_UP_SECONDS)} s of closed loop…`);
+    const warmUp = await load.closedLoop(CLOSED_LOOP_WORKERS, WARM_UP_SECONDS);
+    await warmUp.run();
+    const closed = await load.closedLoop(CLOSED_LOOP_WORKERS, MEASURE_SECONDS);
+    await closed.run();
+    const measured = await closed.answers();
+    const throughput = measured.filter(isConclusive).length / MEASURE_SECONDS;
+    progress.log(
+      `chaos: T = ${throughput.toFixed(0)} creates/s (${String(CLOSED_LOOP_WORKERS)} senders, closed loop, ${String(MEASURE_SECONDS)} s)`,
+    );
+    const plans = overloadPhases(throughput);
+    const pending = [];
+    for (const plan of plans) pending.push(await load.onSchedule(plan.rate, plan.seconds));
+
+    const loadStartedAt = Date.now();
+    const phases: (PhasePlan & { startedAt: number })[] = [];
+    let phase = '';
+    const gauges = sampleGateway(url, (sample) => {
+      progress.update(
+        `  ${phase}: ${((sample.at - loadStartedAt) / 1_000).toFixed(0)} s, the gateway answered ${String(sample.answered)} 200 and ${String(sample.refused)} 503 in the last second; it admits ${String(sample.admissionLimit)} at once`,
+      );
+    });
+    for (const [index, plan] of plans.entries()) {
+      phase = `${plan.name} (${String(plan.rate)}/s)`;
+      phases.push({ ...plan, startedAt: Date.now() });
+      await pending[index]?.run();
+      progress.log(`chaos: ${plan.name} offered for ${String(plan.seconds)} s`);
+    }
+    const loadEndedAt = Date.now();
+    await gauges.stop();
+    await writeFile(join(dir, 'gateway-samples.json'), JSON.stringify(gauges.samples));
+    progress.log('chaos: reading the answers…');
+    const runs: PhaseRun[] = [];
+    for (const [index, phase] of phases.entries())
+      runs.push({ ...phase, answers: (await pending[index]?.answers()) ?? [] });
+    const all = [
+      ...(await warmUp.answers()),
+      ...measured,
+      ...runs.flatMap(({ answers }) => answers),
+    ];
+
+    const unanswered = all.filter(({ status }) => status === 504 || status === 0);
+    console.log(
+      `chaos: load over; retrying ${String(unanswered.length)} requests answered 504 or not at all…`,
+    );
+    const retries = [];
+    for (let from = 0; from < unanswered.length; from += SETTLING_AT_ONCE)
+      retries.push(
+        ...(await settle(
+          {
+            urls: [url],
+            token,
+            connections: 1,
+            firstId: 0n,
+            hangAfterMs: REPLY_TIMEOUT_MS + 10_000,
+          },
+          unanswered.slice(from, from + SETTLING_AT_ONCE),
+        )),
+      );
+    const findings = verdict([...all, ...retries], await storedPlants(stack.mongoUri), {
+      refusalsFinal: true,
+    });
+    const targets = overloadTargets(throughput, runs);
+    const failed = findings.length > 0 || targets.some(({ met }) => !met);
+
+    console.log(
+      [
+        '',
+        `T: ${throughput.toFixed(0)} creates/s; ${arrangement}`,
+        ...runs.flatMap((run) => phaseLines(run)),
+        '',
+        'checked against the store:',
+        ...FINDING_KINDS.map(
+          (kind) =>
+            `  ${kind}: ${String(findings.filter((finding) => finding.kind === kind).length)}`,
+        ),
+        ...findings
+          .slice(0, 10)
+          .map(({ kind, id, detail }) => `    ${kind} ${String(id)}: ${detail}`),
+        '',
+        'targets:',
+        ...targets.map(
+          ({ target, met, measured: value }) =>
+            `  ${met ? 'met   ' : 'MISSED'} ${target}: ${value}`,
+        ),
+      ].join('\n'),
+    );
+    await Promise.all([...services.writers, ...services.gateways].map((each) => each.stop()));
+    const loadAnswers = runs.flatMap(({ answers }) => answers);
+    const record = chaosRecord({
+      scenario: 'overload',
+      startedAt: new Date(loadStartedAt).toISOString(),
+      passed: !failed,
+      load: loadAnswers,
+      changes: runs.map(({ name, rate, startedAt, seconds }) => ({
+        name: `${name}: ${String(rate)}/s`,
+        at: startedAt,
+        doneAt: startedAt + seconds * 1_000,
+      })),
+      targets,
+      findings,
+      loadStartedAt,
+      loadSeconds: (loadEndedAt - loadStartedAt) / 1_000,
+      flow: flowPerSecond(loadAnswers, loadStartedAt),
+    });
+    await writeFile(join(dir, 'answers.csv'), answersCsv(loadAnswers, loadStartedAt));
+    await writeFile(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
+    await writeFile(join(dir, 'report.html'), chaosHtml(record).html);
+    console.log(
+      `\nchaos overload: ${failed ? 'FAIL' : 'PASS'} (report: ${join(dir, 'report.html')})`,
+    );
+    return !failed;
+  } finally {
+    await stack.stop();
+  }
+}
