@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { projectRoot } from '#local/provision/paths.ts';
 import type { PrometheusRule, RuleGroup } from '../support/checks/deploy-manifests.ts';
-import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/checks/promtool.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '#local/provision/promtool.ts';
 import { runTool } from '../support/processes/run-tool.ts';
 
 const RULES = 'deploy/prometheus/plant-store.rules.yml';
