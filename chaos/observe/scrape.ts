@@ -8,7 +8,11 @@ export interface Scrape {
 
 /** How often the run scrapes, as a Prometheus would (the rule test's interval). */
 export const SCRAPE_EVERY_MS = 5_000;
-const SCRAPE_WAIT_MS = 2_000;
+/**
+ * A Prometheus's scrape timeout, within the interval: a writer's /metrics waits up to 2 s for
+ * Kafka's offsets (its lag) while the broker is away.
+ */
+const SCRAPE_WAIT_MS = 4_000;
 /** `name{labels} value [timestamp]` of the text exposition format. */
 const SAMPLE_LINE = /^([A-Za-z_:][\w:]*)(\{.*\})?\s+(\S+)(?:\s+-?\d+)?$/;
 
