@@ -64,6 +64,10 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
         ? `--scenario ${values.scenario} measures the plaintext stack: it does not run with --secure`
         : `--scenario ${values.scenario} puts proxies on plaintext links: it does not run with --secure`,
     );
+  if (visible?.tmpfs !== undefined && process.getuid?.() !== 0)
+    throw new Error(
+      `--scenario ${values.scenario} mounts a tmpfs for the ${visible.tmpfs.folder === 'mongo' ? "store's" : "broker's"} data: run it as root`,
+    );
   const needs = visible?.brokers;
   const brokers = brokerCount(values.brokers ?? String(needs?.count ?? 1));
   if (needs !== undefined && brokers !== needs.count)

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stateRoot } from '#local/provision/paths.ts';
+import { freePort } from '#local/provision/ports.ts';
 import { progressLine } from '#tooling/progress/progress-line.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices } from '#local/services.ts';
@@ -10,21 +11,25 @@ import { startLocalStack } from '#local/stack.ts';
 import { stopOnSignal } from '#local/process/stop-on-signal.ts';
 import { TOPICS, WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import { startProbe } from './observe/probe.ts';
+import { startScraping } from './observe/scrape.ts';
 import { showChaosProgress } from './observe/progress.ts';
 import { serviceLogLines } from './observe/service-logs.ts';
 import { storedPlants } from './observe/stored-plants.ts';
 import { rebalanceTimeline } from './observe/timeline.ts';
 import { settle, startTraffic } from './observe/traffic.ts';
 import type { ChaosOptions } from './options.ts';
+import { alertTargets } from './report/alert-targets.ts';
 import { answersCsv } from './report/answers-csv.ts';
 import type { Change } from './report/figures.ts';
 import { readinessChanges } from './report/gray-figures.ts';
 import { chaosHtml, chaosRecord } from './report/html-report.ts';
 import { reportLines } from './report/report.ts';
+import { readByTheRules, RULES_FILE, ruleTestOf } from './report/rule-test.ts';
 import { isOutage, verdict } from './report/verdict.ts';
 import { GRAY_GATEWAYS, GRAY_WRITERS } from './scenarios/gray/steps.ts';
-import type { ChangingScenario, Target } from './scenarios/scenario.ts';
+import type { ChangingScenario, Target, VisibleScenario } from './scenarios/scenario.ts';
 import { clusterFacts, commandPartitioner } from './stack/cluster.ts';
+import { mountTmpfs } from './stack/data-on-tmpfs.ts';
 import { serviceFleet, type ServiceFleet } from './stack/fleet.ts';
 import { startGrayStack, type GrayLinks } from './stack/process-links.ts';
 
@@ -51,12 +56,25 @@ export async function runScenario(
   console.log(
     `chaos: scenario ${scenario.name}; starting ${brokers === 1 ? 'Kafka' : `${String(brokers)} Kafka brokers`}${secure ? ' (secured)' : ''} and the store (${store ?? 'default'}) in ${dir}…`,
   );
-  const { stack, links } = scenario.gray
-    ? await startGrayStack({ dir, store, brokers, writers: GRAY_WRITERS, gateways: GRAY_GATEWAYS })
-    : { stack: await startLocalStack({ dir, store, secure, brokers }), links: undefined };
+  const tmpfs =
+    scenario.gray || scenario.tmpfs === undefined
+      ? undefined
+      : mountTmpfs(dir, scenario.tmpfs.folder, scenario.tmpfs.sizeMb);
+  const { stack, links } = await (
+    scenario.gray
+      ? startGrayStack({ dir, store, brokers, writers: GRAY_WRITERS, gateways: GRAY_GATEWAYS })
+      : startLocalStack({ dir, store, secure, brokers }).then((started) => ({
+          stack: started,
+          links: undefined,
+        }))
+  ).catch((error: unknown) => {
+    tmpfs?.unmount();
+    throw error;
+  });
   const stopStack = async () => {
     await stack.stop();
     await links?.stop();
+    tmpfs?.unmount();
   };
   stopOnSignal('the chaos run', stopStack);
   const env = {
@@ -74,7 +92,13 @@ export async function runScenario(
   try {
     const connectionsOfServices = await serviceConnections(stack);
     const facts = clusterFacts(stack.kafka.admin);
-    const ownEnv = links === undefined ? {} : { ownEnv: (name: string) => links.envOf(name) };
+    const scraped = scenario.gray ? undefined : await metricsPorts(scenario);
+    const ownEnv =
+      links === undefined
+        ? scraped === undefined
+          ? {}
+          : { ownEnv: (name: string) => scraped.envOf(name) }
+        : { ownEnv: (name: string) => links.envOf(name) };
     const fleet = serviceFleet(
       await startServices({
         env,
@@ -95,6 +119,10 @@ export async function runScenario(
       firstId: 9_007_199_254_740_993n,
       hangAfterMs: REPLY_TIMEOUT_MS + 10_000,
     };
+    const scraping =
+      scraped === undefined
+        ? undefined
+        : startScraping(() => [...fleet.urls, ...scraped.urls], readByTheRules());
     const traffic = startTraffic(trafficOptions);
     const loadStartedAt = Date.now();
     console.log(
@@ -111,6 +139,7 @@ export async function runScenario(
       stack,
       fleet,
       facts,
+      ...(tmpfs === undefined ? {} : { tmpfs }),
       killedPartitions: new Map<string, readonly number[]>(),
       killedGateways: new Map<string, string>(),
       async change(name: string, act: () => Promise<void>, afterMs = faultEveryMs) {
@@ -135,6 +164,7 @@ export async function runScenario(
     const loadEndedAt = Date.now();
     const loadSeconds = (loadEndedAt - loadStartedAt) / 1_000;
     await probe?.stop();
+    await scraping?.stop();
 
     const outages = traffic.answers.filter(isOutage);
     console.log(`chaos: load over; retrying ${String(outages.length)} requests answered 503/504…`);
@@ -150,6 +180,16 @@ export async function runScenario(
     if (!scenario.gray) {
       const { killedPartitions, killedGateways } = context;
       targets = scenario.targets({ load, changes, killedPartitions, killedGateways, partitionOf });
+      if (scraping !== undefined && scenario.alerts !== undefined) {
+        const expected = scenario.alerts.map(({ alert, before }) => {
+          const at = changes.find(({ name }) => name === before)?.at;
+          if (at === undefined) throw new Error(`${scenario.name} made no change "${before}"`);
+          return { alert, at };
+        });
+        const file = join(dir, 'alerts.test.yml');
+        await writeFile(file, ruleTestOf(scraping.scrapes, expected, relative(dir, RULES_FILE)));
+        targets.push(...(await alertTargets(file, expected, changes[0]?.at ?? loadStartedAt)));
+      }
     } else if (probe === undefined) {
       throw new Error(`${scenario.name}'s targets need what the run observed and each partition`);
     } else {
@@ -223,4 +263,26 @@ function probeFleet(fleet: ServiceFleet, links: GrayLinks, facts: ReturnType<typ
     group: () => facts.group(WRITER_GROUP, TOPICS.create),
     committed: () => facts.committed(WRITER_GROUP, TOPICS.create),
   });
+}
+
+/**
+ * A metrics port of each writer a scenario starts, when its alerts are tested on what the run
+ * scrapes: the writers' ports are otherwise free ones, named only in their logs.
+ */
+async function metricsPorts(scenario: VisibleScenario) {
+  if (scenario.alerts === undefined) return undefined;
+  const names = Array.from(
+    { length: scenario.writers },
+    (_, index) => `writer-${String(index + 1)}`,
+  );
+  const ports = new Map(
+    await Promise.all(names.map(async (name) => [name, await freePort()] as const)),
+  );
+  return {
+    urls: [...ports.values()].map((port) => `http://127.0.0.1:${String(port)}`),
+    envOf: (name: string): Record<string, string> => {
+      const port = ports.get(name);
+      return port === undefined ? {} : { METRICS_PORT: String(port) };
+    },
+  };
 }

@@ -99,12 +99,14 @@ export function overloadTargets(throughput: number, phases: readonly PhaseRun[])
       met: goodput >= share * throughput,
       measured: `lowest window ${goodput.toFixed(0)}/s (${percent(goodput / throughput)} of T)`,
     });
-    const late = phase.answers.filter((answer) => durationOf(answer) > ANSWER_WITHIN_MS);
-    const other = phase.answers.filter((answer) => !isOk(answer) && !isShed(answer));
+    const late = (answers: readonly Answer[]) =>
+      answers.filter((answer) => durationOf(answer) > ANSWER_WITHIN_MS);
+    const other = settled.filter((answer) => !isOk(answer) && !isShed(answer));
+    const lateBefore = late(phase.answers).length - late(settled).length;
     targets.push({
-      target: `${phase.name}: every request answered within ${String(ANSWER_WITHIN_MS)} ms, 2xx or 503 with Retry-After`,
-      met: late.length === 0 && other.length === 0,
-      measured: `slowest ${largest(phase.answers.map(durationOf)).toFixed(0)} ms; ${String(late.length)} later; other answers: ${statusTally(other)}`,
+      target: `${phase.name}: every request answered within ${String(ANSWER_WITHIN_MS)} ms from ${String(SETTLING_MS / 1_000)} s, 2xx or 503 with Retry-After`,
+      met: late(settled).length === 0 && other.length === 0,
+      measured: `slowest ${largest(settled.map(durationOf)).toFixed(0)} ms; ${String(late(settled).length)} later (${String(lateBefore)} in the first ${String(SETTLING_MS / 1_000)} s); other answers: ${statusTally(other)}`,
     });
     const p99 = p99Of(settled.filter(isOk));
     targets.push({

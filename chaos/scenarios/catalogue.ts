@@ -8,10 +8,12 @@ import { overload } from './overload.ts';
 import { writerFrozen } from './gray/writer-frozen.ts';
 import type { Scenario } from './scenario.ts';
 import { broker } from './visible/broker.ts';
+import { brokerDiskFull } from './visible/broker-disk-full.ts';
 import { gateways } from './visible/gateways.ts';
 import { mixed } from './visible/mixed.ts';
 import { rolling } from './visible/rolling.ts';
 import { scale } from './visible/scale.ts';
+import { storeDiskFull } from './visible/store-disk-full.ts';
 import { writerKill } from './visible/writer-kill.ts';
 
 /** Every scenario `--scenario` takes, in the order `--help` lists them and `gray` runs its own. */
@@ -22,6 +24,8 @@ export const SCENARIOS: readonly Scenario[] = [
   broker,
   writerKill,
   gateways,
+  storeDiskFull,
+  brokerDiskFull,
   overload,
   storeCutOne,
   storeDownAll,

@@ -5,6 +5,7 @@ import type { LogEvent } from '../observe/timeline.ts';
 import type { Answer } from '../observe/traffic.ts';
 import type { Change } from '../report/figures.ts';
 import type { clusterFacts } from '../stack/cluster.ts';
+import type { DataFolder, TmpfsData } from '../stack/data-on-tmpfs.ts';
 import type { ServiceFleet } from '../stack/fleet.ts';
 import type { GrayLinks } from '../stack/process-links.ts';
 
@@ -40,6 +41,13 @@ export interface VisibleScenario {
   brokers?: { count: number; why: string };
   /** The load goes on until --min-creates creates were made (its verdict counts them). */
   minCreates?: true;
+  /** A data folder of the stack on a tmpfs of its own, mounted before the stack starts. */
+  tmpfs?: { folder: DataFolder; sizeMb: number };
+  /**
+   * Alerts that must be firing when the change named `before` starts, on the services' series
+   * scraped during the run: written as a promtool rule test in the run's folder, and run.
+   */
+  alerts?: readonly { alert: string; before: string }[];
   /** Makes its changes, one after another. */
   steps(context: ScenarioContext): Promise<void>;
   targets(input: VisibleInput): Target[];
@@ -67,6 +75,8 @@ export interface ScenarioContext {
   killedPartitions: Map<string, readonly number[]>;
   /** The URL of the gateway each change killed, by the change's name. */
   killedGateways: Map<string, string>;
+  /** The data folder on a tmpfs, for a scenario that asked for one. */
+  tmpfs?: TmpfsData;
 }
 
 export interface GrayContext extends ScenarioContext {

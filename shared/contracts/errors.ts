@@ -86,7 +86,7 @@ export const ERRORS = {
   unavailable: {
     error: 5030,
     status: 503,
-    when: 'Kafka cannot take the command, `MAX_IN_FLIGHT` requests already wait for writers, the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready, draining, at its connection cap or out of descriptors',
+    when: 'Kafka cannot take the command, as many creates already wait for writers as the gateway admits now (its admission limit, at most `MAX_IN_FLIGHT`; refused from the request line, before the token is checked), the event loop lags more than `MAX_EVENT_LOOP_DELAY_MS`, or the gateway is shutting down (`Retry-After: 1`); `/readyz` while not ready, draining, at its connection cap or out of descriptors',
   },
   replyTimeout: {
     error: 5040,

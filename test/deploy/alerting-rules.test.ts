@@ -1,16 +1,25 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { projectRoot } from '#local/provision/paths.ts';
 import type { PrometheusRule, RuleGroup } from '../support/checks/deploy-manifests.ts';
-import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/checks/promtool.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '#local/provision/promtool.ts';
 import { runTool } from '../support/processes/run-tool.ts';
 
 const RULES = 'deploy/prometheus/plant-store.rules.yml';
 const RULE_TESTS = 'deploy/prometheus/plant-store.rules.test.yml';
 const OPERATOR_RULES = 'deploy/k8s/prometheus-rules.yaml';
+/**
+ * Rule tests written by disk-full chaos runs (`alerts.test.yml` in the run's folder): the
+ * services' series as the run scraped them, and the alert that must be firing before the fault
+ * ended.
+ */
+const CHAOS_RULE_TESTS = [
+  'test/deploy/fixtures/store-disk-full.alerts.test.yml',
+  'test/deploy/fixtures/broker-disk-full.alerts.test.yml',
+];
 
 interface AlertRule {
   alert: string;
@@ -129,6 +138,21 @@ describe('The alerting and recording rules (promtool)', () => {
 
       expect(run.status, alert).toBe(1);
       expect(run.output, alert).toContain(`alertname: ${alert}`);
+    },
+  );
+
+  it.for(CHAOS_RULE_TESTS)(
+    'When promtool runs %s, then its alert fires on the series a chaos run scraped',
+    async (file) => {
+      const tests = join(scratch, basename(file));
+      const written = await readYaml<RuleTests>(file);
+      await writeFile(tests, stringify({ ...written, rule_files: [join(projectRoot, RULES)] }));
+
+      const run = runTool(binary, ['test', 'rules', tests]);
+
+      expect(written.tests.flatMap(({ alert_rule_test = [] }) => alert_rule_test)).not.toEqual([]);
+      expect(run.output).toContain('SUCCESS');
+      expect(run.status).toBe(0);
     },
   );
 

@@ -9,7 +9,7 @@ import { attachGateway } from '../support/servers/gateway.ts';
 import { grafanaDashboardCheck } from '../support/checks/grafana-dashboard-check.ts';
 import { metric, parseMetrics, type Sample } from '../support/checks/metrics.ts';
 import { aPlant } from '../support/clients/plants.ts';
-import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '../support/checks/promtool.ts';
+import { promtool, PROMTOOL_BUILD_LIMIT_MS } from '#local/provision/promtool.ts';
 import { runTool } from '../support/processes/run-tool.ts';
 import { replyHeaders, startTestWriter } from '../support/servers/writer.ts';
 

@@ -8,7 +8,7 @@ import {
   kustomizationResources,
   readManifests,
 } from '../support/checks/deploy-manifests.ts';
-import { goTool } from '../support/checks/go-tool.ts';
+import { goTool } from '#local/provision/go-tool.ts';
 import { pinnedVenvPython } from '../support/checks/pinned-venv.ts';
 import { runPythonModule } from '../support/processes/python-module.ts';
 import { runTool } from '../support/processes/run-tool.ts';

@@ -51,29 +51,29 @@ describe('Creates admitted at once', () => {
     expect(await commandsPublished(gateway)).toBe(2);
   });
 
-  it('When creates go unanswered, then the admission limit falls from 64 to its floor of 32, those admitted together lowering it once, and creates are still admitted', async () => {
+  it('When creates go unanswered while half the limit is in use, then a wave of them halves the admission limit, from 64 (MAX_IN_FLIGHT) to its floor of 32; beyond it creates are refused, within it still admitted', async () => {
     const gateway = await startTestGateway({
       writer: false,
-      createLatencyTargetMs: 100,
+      createLatencyTargetMs: 25,
+      // The limit starts at MAX_IN_FLIGHT when that is below 1,000.
+      maxInFlight: 64,
       replyTimeoutMs: 200,
     });
-    const before = await admissionLimit(gateway);
+    const wave = () => Promise.all(Array.from({ length: 40 }, () => gateway.post(aPlant().body)));
+    const limits = [await admissionLimit(gateway)];
+    const answers = [];
 
-    const concurrent = await Promise.all(
-      Array.from({ length: 10 }, () => gateway.post(aPlant().body)),
-    );
-    const afterConcurrent = await admissionLimit(gateway);
-    const oneByOne = [];
-    for (let create = 0; create < 6; create++) oneByOne.push(await gateway.post(aPlant().body));
+    for (let round = 0; round < 2; round++) {
+      answers.push(...(await wave()));
+      limits.push(await admissionLimit(gateway));
+    }
 
-    expect(before).toBe(64);
-    expect([...concurrent, ...oneByOne].map(({ statusCode }) => statusCode)).toEqual(
-      Array(16).fill(504),
-    );
-    // Admitted together, the ten lower it once: 64 × 0.9; each later one by 0.9 again.
-    expect(afterConcurrent).toBe(57);
-    expect(await admissionLimit(gateway)).toBe(32);
+    const statuses = answers.map(({ statusCode }) => statusCode);
+    expect(limits).toEqual([64, 32, 32]);
+    // The second wave's 40 meet a limit of 32: 8 are refused at once, and never published.
+    expect(statuses.filter((status) => status === 504)).toHaveLength(72);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(8);
     expect((await gateway.post(aPlant().body)).statusCode).toBe(504);
-    expect(await commandsPublished(gateway)).toBe(17);
+    expect(await commandsPublished(gateway)).toBe(73);
   });
 });

@@ -85,11 +85,11 @@ export const GatewayConfig = Type.Object({
   }),
   MAX_IN_FLIGHT: Type.Integer({ default: 10_000, minimum: 1 }),
   CREATE_LATENCY_TARGET_MS: Type.Integer({
-    default: 100,
+    default: 25,
     minimum: 0,
     maximum: 60_000,
     description:
-      'Creates slower than this lower the number the gateway admits at once (between 32 and MAX_IN_FLIGHT); 0: always MAX_IN_FLIGHT',
+      'The queueing creates may meet: when even the fastest of 100 ms took longer, the gateway admits fewer at once (between 32 and MAX_IN_FLIGHT, from 1000); 0: always MAX_IN_FLIGHT',
   }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1_000,

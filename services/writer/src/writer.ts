@@ -75,6 +75,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     // Scraped once the writer runs, when both are defined.
     ready: () => notReadyReason() === undefined,
     storeSilentMs: () => reach.silentForMs(),
+    storeRefusingMs: () => reach.refusal()?.forMs ?? 0,
   });
   const { db } = options;
   const { store, reach } = reachOf(timedStore(plantStore(db), metrics.storeDuration), () =>

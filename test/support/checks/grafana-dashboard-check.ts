@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cacheRoot, projectRoot } from '#local/provision/paths.ts';
 import { provisionOnce } from '#local/provision/provision-cache.ts';
 import { runLogged } from '#local/process/run-logged.ts';
-import { requireGo } from '../processes/run-tool.ts';
+import { requireGo } from '#local/provision/go-tool.ts';
 
 const SOURCE = join(projectRoot, 'test', 'support', 'checks', 'grafana-dashboard-check');
 

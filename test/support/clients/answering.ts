@@ -13,6 +13,7 @@ export function quietAnswering() {
       lags: () => Promise.resolve([]),
       ready: () => true,
       storeSilentMs: () => 0,
+      storeRefusingMs: () => 0,
     }),
   };
 }

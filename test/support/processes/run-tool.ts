@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { projectRoot } from '#local/provision/paths.ts';
-import { findOnPath, GO, MissingToolError } from '#local/provision/tools.ts';
 
 export interface ToolRun {
   status: number | null;
@@ -12,11 +11,4 @@ export interface ToolRun {
 export function runTool(binary: string, args: readonly string[]): ToolRun {
   const run = spawnSync(binary, args, { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
-}
-
-/** Go, to build a test's tool once (then cached): no running server or Docker stands in for it. */
-export function requireGo(neededFor: string, minimumVersion: string): void {
-  if (findOnPath(GO.command) !== null) return;
-  const install = `install Go ${minimumVersion} or newer (Debian/Ubuntu: apt-get install golang)`;
-  throw new MissingToolError([{ ...GO, neededFor, install }], null);
 }

@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chaosOptions } from '#chaos/options.ts';
 
 describe('npm run chaos flags', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it('When no flag is given, then the mixed scenario runs on one broker with a 2 s writer session', () => {
     expect(chaosOptions([])).toMatchObject({
       scenario: { name: 'mixed' },
@@ -34,9 +38,29 @@ describe('npm run chaos flags', () => {
     );
   });
 
+  it('When a disk-full scenario is asked for by another user than root, then the error says it mounts a tmpfs', () => {
+    vi.spyOn(process, 'getuid').mockReturnValue(1000);
+
+    expect(() => chaosOptions(['--scenario', 'store-disk-full'])).toThrow(
+      "--scenario store-disk-full mounts a tmpfs for the store's data: run it as root",
+    );
+    expect(() => chaosOptions(['--scenario', 'broker-disk-full'])).toThrow(
+      "--scenario broker-disk-full mounts a tmpfs for the broker's data: run it as root",
+    );
+  });
+
+  it('When a disk-full scenario is asked for by root, then it runs on one broker', () => {
+    vi.spyOn(process, 'getuid').mockReturnValue(0);
+
+    expect(chaosOptions(['--scenario', 'broker-disk-full'])).toMatchObject({
+      scenario: { name: 'broker-disk-full' },
+      brokers: 1,
+    });
+  });
+
   it('When a flag is wrong, then the error names it and what it takes', () => {
     expect(() => chaosOptions(['--scenario', 'meteor'])).toThrow(
-      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, overload, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
+      '--scenario takes mixed, scale, rolling, broker, writer-kill, gateways, store-disk-full, broker-disk-full, overload, store-cut-one, store-down-all, store-slow, store-half-open, broker-blackhole-gateway, writer-frozen, reply-slow, gray; got "meteor"',
     );
     expect(() => chaosOptions(['--scenario', 'broker', '--brokers', '1'])).toThrow(
       '--scenario broker kills one broker of three: run it with --brokers 3',

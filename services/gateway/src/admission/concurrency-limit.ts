@@ -16,41 +16,68 @@ export interface ConcurrencyLimitOptions {
   max: number;
   /** Nor below this, nor above `max`. */
   min: number;
+  /** Where it starts, and where it returns to while there is no queue. */
   initial: number;
-  /** A create answered slower than this, or not answered, lowers the limit; 0: the limit is `max`. */
+  /**
+   * The queueing a create may meet: when even the fastest create of an interval took longer, or
+   * none was answered, while half the limit is in use, the limit falls; 0: the limit is `max`.
+   */
   latencyTargetMs: number;
   now?: () => number;
 }
 
-/** Each create beyond the target multiplies the limit by this. */
-const BACKOFF = 0.9;
+/** Creates are judged by the fastest of each interval this long, as CoDel judges packets. */
+const INTERVAL_MS = 100;
+/**
+ * A standing queue multiplies the limit by the target over the fastest create's latency, once an
+ * interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
+ */
+const BACKOFF = { most: 0.9, least: 0.5 };
+/** An interval without one, while the limit is mostly unused, multiplies it by this, up to its start. */
+const RECOVERY = 1.1;
 
 /**
- * An adaptive bound on creates in flight, as TCP bounds a window (additive increase,
- * multiplicative decrease): a create slower than the latency target, or unanswered, multiplies
- * the limit by 0.9, once for all the creates admitted before that decrease (they were admitted
- * under the old limit); a create answered in time raises it, while at least half of it is used, by
- * one until the first decrease (a fast start) and by 1/limit after it (one per limit's worth of
- * creates). Under overload it settles where creates just meet the target, so a gateway admits
- * about as many creates as it and the writers answer within the target and refuses the rest at
- * once, instead of queueing them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
+ * An adaptive bound on creates in flight. Additive increase, multiplicative decrease as TCP bounds
+ * its window, on the signal CoDel uses for a queue: not one slow create (a pause of the store or
+ * of a garbage collector makes a burst of those at any load) but an interval of 100 ms in which
+ * even the fastest create took longer than the target, which only a standing queue does. While at
+ * least half of the limit is in use, such an interval multiplies it by the target over that
+ * latency (at most 0.9, at least 0.5: none answered halves it), and each create
+ * answered within the target raises it by one until the first decrease (a fast start), by 1/limit
+ * after it (one per limit's worth of creates). While less than half is used, each interval without
+ * a queue brings it back towards where it started, by a tenth. Under overload it settles where the
+ * queue the creates meet is about the target: a gateway admits about as many creates as it and the
+ * writers answer, and refuses the rest at once instead of queueing them into timeouts.
+ * docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, now = Date.now } = options;
   const min = Math.min(options.min, max);
-  let limit = latencyTargetMs === 0 ? max : Math.min(max, Math.max(min, options.initial));
+  const initial = Math.min(max, Math.max(min, options.initial));
+  let limit = latencyTargetMs === 0 ? max : initial;
   let inFlight = 0;
-  let lastDecreaseAt: number | undefined;
+  let decreased = false;
+  let intervalStartedAt = now();
+  let fastestMs = Infinity;
   const learn = (enteredAt: number, answered: boolean) => {
     if (latencyTargetMs === 0) return;
     const at = now();
-    if (!answered || at - enteredAt > latencyTargetMs) {
-      if (lastDecreaseAt !== undefined && enteredAt < lastDecreaseAt) return;
-      limit = Math.max(min, limit * BACKOFF);
-      lastDecreaseAt = at;
-    } else if (inFlight * 2 >= limit) {
-      limit = Math.min(max, limit + (lastDecreaseAt === undefined ? 1 : 1 / limit));
+    const latencyMs = answered ? at - enteredAt : Infinity;
+    const used = inFlight * 2 >= limit;
+    fastestMs = Math.min(fastestMs, latencyMs);
+    if (at - intervalStartedAt >= INTERVAL_MS) {
+      if (used && fastestMs > latencyTargetMs) {
+        const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, latencyTargetMs / fastestMs));
+        limit = Math.max(min, limit * factor);
+        decreased = true;
+      } else if (!used && fastestMs <= latencyTargetMs) {
+        limit = Math.max(limit, Math.min(initial, limit * RECOVERY));
+      }
+      intervalStartedAt = at;
+      fastestMs = Infinity;
     }
+    if (used && latencyMs <= latencyTargetMs)
+      limit = Math.min(max, limit + (decreased ? 1 / limit : 1));
   };
   const hasRoom = () => inFlight < Math.floor(limit);
   return {
@@ -81,8 +108,11 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
  * turn a gateway's few clients away, only a flood of them.
  */
 const FLOOR = 32;
-/** Where a starting gateway's limit begins: about what one gateway needs at this machine's peak. */
-const INITIAL = 64;
+/**
+ * Where the limit starts and returns to without a queue: enough for a pause of a few hundred ms
+ * at a few thousand creates a second, which a gateway rides out without refusing any.
+ */
+const INITIAL = 1_000;
 
 /** The gateway's bound on creates waiting for writers, from MAX_IN_FLIGHT and the latency target. */
 export function createAdmission(settings: {

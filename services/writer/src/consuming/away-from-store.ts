@@ -4,8 +4,8 @@ import type { StoreReach } from '../store/store-reach.ts';
 /** How often the writer looks at its store's silence, and while away, probes the store. */
 const CHECK_EVERY_MS = 1_000;
 /**
- * Silence after which the writer says it is not ready: longer than a round trip to a slow store
- * (the gray-fault runs: 2 s with 1 s added each way).
+ * Silence, or refusals of every insert, after which the writer says it is not ready: longer than
+ * a round trip to a slow store (the gray-fault runs: 2 s with 1 s added each way).
  */
 export const SILENT_MS = 5_000;
 /**
@@ -128,6 +128,9 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
       if (state === 'leaving' || state === 'away')
         return 'the store does not answer this writer while the others store: its partitions are given up until it does';
       if (state === 'rejoining') return 'the store answers again: rejoining the group';
+      const refusal = reach.refusal();
+      if (refusal !== undefined && refusal.forMs >= SILENT_MS)
+        return `the store refuses writes: ${refusal.message}`;
       const silentMs = reach.silentForMs();
       return silentMs >= SILENT_MS
         ? `the store has not answered for ${String(Math.round(silentMs / 1_000))} s`

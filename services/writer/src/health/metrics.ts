@@ -30,6 +30,8 @@ export interface WriterGauges {
   ready: () => boolean;
   /** How long the store has not answered this writer's operations (0 while it answers). */
   storeSilentMs: () => number;
+  /** How long the store has refused every insert of this writer (0 while it stores). */
+  storeRefusingMs: () => number;
 }
 
 /** The writer's Prometheus metrics. */
@@ -43,6 +45,14 @@ export function writerMetrics(gauges: WriterGauges): WriterMetrics {
     registers,
     collect() {
       this.set(gauges.storeSilentMs() / 1_000);
+    },
+  });
+  new Gauge({
+    name: 'plant_store_writer_store_refusing_seconds',
+    help: 'How long the store has answered every insert of this writer with an error of its own, none stored since (0 while it stores)',
+    registers,
+    collect() {
+      this.set(gauges.storeRefusingMs() / 1_000);
     },
   });
   new Gauge({

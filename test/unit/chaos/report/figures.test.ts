@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changeFigures, SLOW_MS, slowAnswerMs, type Change } from '#chaos/report/figures.ts';
 import { broker } from '#chaos/scenarios/visible/broker.ts';
+import { brokerDiskFull } from '#chaos/scenarios/visible/broker-disk-full.ts';
+import { ANSWERED_AGAIN_MS, ANSWERED_WITHIN_MS } from '#chaos/scenarios/visible/disk-full.ts';
 import { gateways } from '#chaos/scenarios/visible/gateways.ts';
 import { rolling } from '#chaos/scenarios/visible/rolling.ts';
 import { scale } from '#chaos/scenarios/visible/scale.ts';
+import { storeDiskFull } from '#chaos/scenarios/visible/store-disk-full.ts';
 import { writerKill } from '#chaos/scenarios/visible/writer-kill.ts';
 import { activeController, rebalanceTimeline } from '#chaos/observe/timeline.ts';
 import type { Answer } from '#chaos/observe/traffic.ts';
@@ -131,6 +134,58 @@ describe('Chaos targets of the gateways scenario', () => {
     const timedOutLater = answer(2_000, 7_000, timedOut);
     for (const failed of [elsewhere, later, timedOutLater])
       expect(gateways.targets({ ...input, load: [failed] })[0]?.met).toBe(false);
+  });
+});
+
+describe('Chaos targets of the disk-full scenarios', () => {
+  const fill = "fill the store's data folder (PostgreSQL's) with a ballast file";
+  const changes = [change(fill, 1_000), change('delete the ballast file', 91_000)];
+  const refused = answer(2_000, 7_000, timedOut);
+  const again = answer(91_500, 91_600);
+  const metOf = (load: Answer[]) => storeDiskFull.targets({ load, changes }).map(({ met }) => met);
+
+  it('When creates answer 504 within the limit while the disk is full and 200 soon after it is freed, then every target is met', () => {
+    expect(metOf([answer(500, 600), refused, again])).toEqual([true, true, true]);
+  });
+
+  it('When no create failed while the disk was full, then the run tested nothing, and says so', () => {
+    expect(metOf([answer(2_000, 2_100), again])).toEqual([false, true, true]);
+  });
+
+  it('When a create is answered 500, not at all, or later than the limit while the disk is full, then that target is missed', () => {
+    const late = answer(2_000, 2_000 + ANSWERED_WITHIN_MS + 1, timedOut);
+    expect(metOf([refused, late, again])[1]).toBe(false);
+    expect(metOf([refused, answer(3_000, 3_100, { status: 500, error: 5000 }), again])[1]).toBe(
+      false,
+    );
+    expect(metOf([refused, answer(3_000, 20_000, { status: 0, failure: 'hang' }), again])[1]).toBe(
+      false,
+    );
+    expect(metOf([refused, answer(2_000, 2_000 + ANSWERED_WITHIN_MS, timedOut), again])[1]).toBe(
+      true,
+    );
+  });
+
+  it('When the first 200 after the space is back comes later than the limit, or never, then that target is missed', () => {
+    const justInTime = answer(91_000, 91_000 + ANSWERED_AGAIN_MS);
+    expect(metOf([refused, justInTime])[2]).toBe(true);
+    expect(metOf([refused, answer(91_000, 91_001 + ANSWERED_AGAIN_MS)])[2]).toBe(false);
+    expect(metOf([refused])[2]).toBe(false);
+  });
+
+  it('When the broker restarts, then its recovery is counted from the restart, not from the space freed', () => {
+    const brokerChanges = [
+      change("fill the broker's log dir with a ballast file", 1_000, 5_000),
+      change('delete the ballast file', 95_000),
+      change('restart the broker', 95_100, 105_000),
+    ];
+    // 60.05 s after the space was freed, 59.95 s after the restart began.
+    const load = [refused, answer(95_000 + ANSWERED_AGAIN_MS, 95_050 + ANSWERED_AGAIN_MS)];
+    expect(brokerDiskFull.targets({ load, changes: brokerChanges }).map(({ met }) => met)).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 });
 

@@ -13,17 +13,20 @@ function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}
     now: () => now,
   });
   /** Admits `count` creates, lets `latencyMs` pass, and ends each with `answered`. */
-  const completeAll = (count: number, latencyMs: number, answered = true) => {
+  const wave = (count: number, latencyMs: number, answered = true) => {
     const leaves = Array.from({ length: count }, () => limit.enter());
     now += latencyMs;
     for (const leave of leaves) leave?.(answered);
   };
-  return { limit, completeAll };
+  const pass = (ms: number) => {
+    now += ms;
+  };
+  return { limit, wave, pass };
 }
 
 describe('concurrencyLimit', () => {
   it('When as many creates are in flight as the limit, then the next is not admitted until one leaves', () => {
-    const { limit } = limitWith({ max: 100, min: 3, initial: 3, latencyTargetMs: 100 });
+    const { limit } = limitWith({ max: 100, min: 3, initial: 3 });
 
     const leaves = [limit.enter(), limit.enter(), limit.enter()];
 
@@ -35,41 +38,54 @@ describe('concurrencyLimit', () => {
     expect(limit.hasRoom()).toBe(true);
   });
 
-  it('When creates come back within the target while the limit is mostly used, before any decrease, then it grows by one each, up to the maximum', () => {
-    const { limit, completeAll } = limitWith({ max: 12, min: 4, initial: 10 });
+  it('When creates are answered within the target while half the limit is in use, before any decrease, then each raises it by one, up to the maximum', () => {
+    const { limit, wave } = limitWith({ max: 12, min: 4, initial: 10 });
 
-    completeAll(10, 50);
+    wave(10, 50);
     expect(limit.limit).toBe(12);
   });
 
-  it('When few creates are in flight, then fast answers do not grow the limit', () => {
-    const { limit, completeAll } = limitWith({ min: 4, initial: 10 });
+  it('When fewer than half the limit are in flight, then neither fast nor unanswered creates change it', () => {
+    const { limit, wave } = limitWith({ min: 4, initial: 10 });
 
-    for (let round = 0; round < 50; round++) completeAll(2, 5);
+    for (let round = 0; round < 20; round++) wave(4, 150, false);
+    for (let round = 0; round < 20; round++) wave(4, 5);
     expect(limit.limit).toBe(10);
   });
 
-  it('When creates are slower than the target or unanswered, then each multiplies the limit by 0.9, down to the minimum', () => {
-    const { limit, completeAll } = limitWith();
+  it('When even the fastest create of an interval took longer than the target while half the limit is in use, then it falls by the target over that latency, by a tenth at least and by half at most, not below the minimum', () => {
+    const fallsTo = (latencyMs: number, min = 20) => {
+      const { limit, wave } = limitWith({ min });
+      wave(60, latencyMs);
+      return limit.limit;
+    };
 
-    completeAll(1, 150);
-    expect(limit.limit).toBe(90);
-    completeAll(1, 10, false);
-    expect(limit.limit).toBe(81);
-    for (let round = 0; round < 50; round++) completeAll(1, 150);
-    expect(limit.limit).toBe(20);
+    expect([fallsTo(105), fallsTo(125), fallsTo(1_000), fallsTo(1_000, 60)]).toEqual([
+      90, 80, 50, 60,
+    ]);
   });
 
-  it('When creates admitted before a decrease come back late too, then they do not lower the limit again', () => {
-    const { limit, completeAll } = limitWith();
+  it('When no create of an interval was answered while half the limit is in use, then it halves', () => {
+    const { limit, wave } = limitWith();
 
-    completeAll(30, 150, false);
-    expect(limit.limit).toBe(90);
+    wave(60, 100, false);
+    expect(limit.limit).toBe(50);
   });
 
-  it('When creates come back within the target after a decrease, then the limit grows by one per limit of them', () => {
-    const { limit, completeAll } = limitWith();
-    completeAll(1, 150);
+  it('When slow creates come in a burst with a fast one in the same interval, then there is no standing queue and the limit does not fall', () => {
+    const { limit, pass } = limitWith();
+    const leaves = Array.from({ length: 60 }, () => limit.enter());
+
+    pass(10);
+    leaves[0]?.(true);
+    pass(290);
+    for (const leave of leaves.slice(1)) leave?.(true);
+    expect(limit.limit).toBe(101);
+  });
+
+  it('When creates are answered in time after a decrease, then the limit grows by one per limit of them', () => {
+    const { limit, wave } = limitWith();
+    wave(60, 105);
     // The limit kept full: each create that leaves makes room for the next.
     const inFlight = Array.from({ length: 90 }, () => limit.enter());
 
@@ -85,16 +101,29 @@ describe('concurrencyLimit', () => {
     expect(limit.limit).toBe(91);
   });
 
-  it('When the target is 0, then the limit stays at the maximum whatever the latency', () => {
-    const { limit, completeAll } = limitWith({ max: 7, min: 2, initial: 3, latencyTargetMs: 0 });
+  it('When the limit is mostly unused and creates meet no queue, then it returns to where it started by a tenth an interval', () => {
+    const { limit, wave } = limitWith();
+    wave(60, 105);
+    wave(50, 105);
+    const limits = [limit.limit];
 
-    completeAll(7, 10_000, false);
+    for (let round = 0; round < 3; round++) {
+      wave(2, 100);
+      limits.push(limit.limit);
+    }
+    expect(limits).toEqual([81, 89, 98, 100]);
+  });
+
+  it('When the target is 0, then the limit stays at the maximum whatever the latency', () => {
+    const { limit, wave } = limitWith({ max: 7, min: 2, initial: 3, latencyTargetMs: 0 });
+
+    wave(7, 10_000, false);
     expect(limit.limit).toBe(7);
   });
 
-  it('createAdmission: the minimum and the start never exceed MAX_IN_FLIGHT', () => {
-    expect(createAdmission({ maxInFlight: 2, createLatencyTargetMs: 100 }).limit).toBe(2);
-    expect(createAdmission({ maxInFlight: 10_000, createLatencyTargetMs: 100 }).limit).toBe(64);
+  it('createAdmission: the limit starts at 1,000, never above MAX_IN_FLIGHT', () => {
+    expect(createAdmission({ maxInFlight: 2, createLatencyTargetMs: 25 }).limit).toBe(2);
+    expect(createAdmission({ maxInFlight: 10_000, createLatencyTargetMs: 25 }).limit).toBe(1_000);
     expect(createAdmission({ maxInFlight: 10_000, createLatencyTargetMs: 0 }).limit).toBe(10_000);
   });
 });

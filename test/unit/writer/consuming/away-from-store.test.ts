@@ -8,6 +8,7 @@ const silent = createLogger('writer', 'silent');
 function writerSeeing() {
   const world = {
     silentForMs: 0,
+    refusal: undefined as { forMs: number; message: string } | undefined,
     probeAnswers: false,
     /** Committed offsets of partitions 2 and 3, the others' partitions. */
     peerOffset: 10,
@@ -25,6 +26,7 @@ function writerSeeing() {
   const away = awayFromStore({
     reach: {
       silentForMs: () => world.silentForMs,
+      refusal: () => world.refusal,
       probe: () => Promise.resolve(world.probeAnswers),
     },
     committed: () => {
@@ -93,6 +95,21 @@ describe('A writer whose store does not answer', () => {
 
     expect(leave).not.toHaveBeenCalled();
     expect(away.notReadyReason()).toBe('the store has not answered for 30 s');
+    away.stop();
+  });
+
+  it('When the store has refused its inserts for 5 s (a full disk), then it says the store refuses writes, with the error, and keeps its partitions', async () => {
+    const { world, away, leave } = writerSeeing();
+    const message = 'could not extend file "base/16384/16400": No space left on device';
+    world.refusal = { forMs: 4_000, message };
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(away.notReadyReason()).toBeUndefined();
+
+    world.refusal = { forMs: 30_000, message };
+    await vi.advanceTimersByTimeAsync(30_000);
+
+    expect(away.notReadyReason()).toBe(`the store refuses writes: ${message}`);
+    expect(leave).not.toHaveBeenCalled();
     away.stop();
   });
 

@@ -12,6 +12,7 @@ async function probes(health: ReturnType<typeof consumerHealth>) {
         lags: () => Promise.resolve([]),
         ready: () => true,
         storeSilentMs: () => 0,
+        storeRefusingMs: () => 0,
       }),
       ...health,
     },

@@ -94,5 +94,38 @@ describe('What the writer hears from its store', () => {
     await expect(inserted).rejects.toBe(lost);
 
     expect(reach.silentForMs()).toBe(6_000);
+    expect(reach.refusal()).toBeUndefined();
+  });
+
+  it('When the server fails an insert as a whole (a full disk), then that is an answer, not a silence, and the store refuses writes until an insert is stored', async () => {
+    const { store, reach, clock, settles } = storeOnAClock();
+    const first = store.insertNew([]);
+    clock.now = 1_000;
+    // How the driver reports FerretDB's InternalError for an insertMany: a code, no write error.
+    const full = Object.assign(
+      Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError,
+      {
+        message: 'could not extend file: No space left on device',
+        code: 1,
+        codeName: 'InternalError',
+        writeErrors: [],
+      },
+    );
+    settles[0]?.reject(full);
+    await expect(first).rejects.toBe(full);
+    expect(reach.silentForMs()).toBe(0);
+    const retried = store.insertNew([]);
+    clock.now = 8_000;
+    settles[1]?.reject(full);
+    await expect(retried).rejects.toBe(full);
+
+    expect(reach.refusal()).toEqual({
+      forMs: 7_000,
+      message: 'could not extend file: No space left on device',
+    });
+    const stored = store.insertNew([]);
+    settles[2]?.resolve();
+    await stored;
+    expect(reach.refusal()).toBeUndefined();
   });
 });

@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheRoot } from '#local/provision/paths.ts';
-import { provisionOnce } from '#local/provision/provision-cache.ts';
-import { runLogged } from '#local/process/run-logged.ts';
-import { requireGo } from '../processes/run-tool.ts';
+import { runLogged } from '../process/run-logged.ts';
+import { cacheRoot } from './paths.ts';
+import { provisionOnce } from './provision-cache.ts';
+import { findOnPath, GO, MissingToolError } from './tools.ts';
 
 export interface GoTool {
   /** The module as the Go module proxy serves it, and the checksum database's hash of it. */
@@ -61,4 +61,11 @@ export async function goTool(tool: GoTool): Promise<string> {
     await rm(build, { recursive: true, force: true });
   });
   return join(home, 'bin', binary);
+}
+
+/** Go, to build a tool once (then cached): no running server or Docker stands in for it. */
+export function requireGo(neededFor: string, minimumVersion: string): void {
+  if (findOnPath(GO.command) !== null) return;
+  const install = `install Go ${minimumVersion} or newer (Debian/Ubuntu: apt-get install golang)`;
+  throw new MissingToolError([{ ...GO, neededFor, install }], null);
 }

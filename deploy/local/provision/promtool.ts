@@ -16,6 +16,7 @@ export const promtool = () =>
     version: 'v0.316.0',
     sum: 'h1:f1GRFerhTMKQma+awCoC9T820ecWeGSdF+xAlMHzZzM=',
     command: 'cmd/promtool',
-    neededFor: 'test/deploy/alerting-rules.test.ts',
+    neededFor:
+      'testing the alerting rules (test/deploy/alerting-rules.test.ts, the disk-full chaos scenarios)',
     minimumGo: '1.25',
   });
