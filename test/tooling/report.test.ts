@@ -222,6 +222,26 @@ describe('the HTML report of a recorded chaos run, in headless Chromium', () => 
   });
 });
 
+describe('the HTML report of a recorded overload run, in headless Chromium', () => {
+  let record: ChaosRecord;
+  let opened: OpenedPage;
+  beforeAll(async () => {
+    record = await recorded<ChaosRecord>('overload-run.json');
+    opened = await openPage(browser, await render(chaosHtml(record).html));
+  });
+
+  it('When its flow chart is read, then each second holds the recorded requests offered, answered 2xx and refused', async () => {
+    const flow = await pointsOf(opened.page, 'flow');
+    const drawn = (series: string) =>
+      flow.filter((point) => point.series === series).map(({ x, y }) => [x, y]);
+
+    expect(opened.errors).toEqual([]);
+    for (const series of ['offered', 'goodput', 'shed'] as const)
+      expect(drawn(series)).toEqual(record.flow?.map((second) => [second.second, second[series]]));
+    expect(record.flow?.some(({ shed }) => shed > 0)).toBe(true);
+  });
+});
+
 function seconds(points: readonly DrawnPoint[]): number {
   return new Set(points.map(({ x }) => x)).size;
 }

@@ -33,22 +33,25 @@ const INTERVAL_MS = 100;
  * interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
  */
 const BACKOFF = { most: 0.9, least: 0.5 };
-/** An interval without one, while the limit is mostly unused, multiplies it by this, up to its start. */
+/** An interval without a queue, while the limit is mostly unused, multiplies it by this, up to its start. */
 const RECOVERY = 1.1;
 
 /**
- * An adaptive bound on creates in flight. Additive increase, multiplicative decrease as TCP bounds
- * its window, on the signal CoDel uses for a queue: not one slow create (a pause of the store or
- * of a garbage collector makes a burst of those at any load) but an interval of 100 ms in which
- * even the fastest create took longer than the target, which only a standing queue does. While at
- * least half of the limit is in use, such an interval multiplies it by the target over that
- * latency (at most 0.9, at least 0.5: none answered halves it), and each create
- * answered within the target raises it by one until the first decrease (a fast start), by 1/limit
- * after it (one per limit's worth of creates). While less than half is used, each interval without
- * a queue brings it back towards where it started, by a tenth. Under overload it settles where the
- * queue the creates meet is about the target: a gateway admits about as many creates as it and the
- * writers answer, and refuses the rest at once instead of queueing them into timeouts.
- * docs/decisions/0064-adaptive-admission.md tells why.
+ * An adaptive bound on creates in flight: additive increase, multiplicative decrease, as TCP
+ * bounds its window, on the signal CoDel uses for a queue. The signal is not one slow create (a
+ * pause of the store or of a garbage collector makes a burst of those at any load) but an interval
+ * of 100 ms in which even the fastest create took longer than the target, which only a standing
+ * queue does.
+ *
+ * While at least half of the limit is in use, such an interval multiplies the limit by the target
+ * over that latency (at most 0.9, at least 0.5: an interval with no answer halves it), and each
+ * create answered within the target raises it by one until the first decrease (a fast start), by
+ * 1/limit after it (one per limit's worth of creates). While less than half is in use, each
+ * interval without a queue brings it back towards where it started, by a tenth.
+ *
+ * Under overload it settles where the queue creates meet is about the target: a gateway admits
+ * about as many creates as it and the writers answer, and refuses the rest at once instead of
+ * queueing them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, now = Date.now } = options;
