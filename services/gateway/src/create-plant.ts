@@ -21,7 +21,7 @@ export interface CreateRequest {
 /** What became of a create: a writer's answer, or why there is none. */
 export type CreateOutcome =
   | { kind: 'answered'; reply: Reply }
-  /** `waiting` requests already wait for writers, the admission limit: refused rather than queued. */
+  /** `waiting` requests, the admission limit, already wait for writers: refused rather than queued. */
   | { kind: 'busy'; waiting: number }
   /** Kafka did not take the command; nothing was published. */
   | { kind: 'unpublished'; cause: unknown }
@@ -34,11 +34,14 @@ export interface CreatePlantDeps {
   publisher: CommandPublisher;
   waiter: ReplyWaiter;
   replyTimeoutMs: number;
-  /** Requests that may wait for a writer at once; more are refused rather than queued. */
+  /** How many creates may wait for writers at once; more are refused rather than queued. */
   admission: ConcurrencyLimit;
 }
 
-/** Publishes the create command and waits for a writer's answer, never past the reply deadline. */
+/**
+ * Admits the create within the limit, publishes its command and waits for a writer's answer,
+ * never past the reply deadline; the outcome teaches the limit.
+ */
 export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
   return async (plant, request) => {
     const leave = deps.admission.enter();
