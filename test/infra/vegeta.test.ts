@@ -21,7 +21,7 @@ beforeAll(async () => {
   vegeta = await provisionVegeta(cacheRoot(), join(tmpdir(), 'vegeta-provision.log'));
 }, 180_000);
 
-describe('vegeta, the open loop of npm run bench -- --rates', () => {
+describe('vegeta, the open loop of npm run bench -- --rates and of the overload scenario', () => {
   it('When the service holds its answers for 300 ms, then requests keep leaving on schedule and those due during the hold show it in p99', async () => {
     const received: { id: bigint; authorization: string | undefined }[] = [];
     let firstAt: number | undefined;
