@@ -26,7 +26,9 @@ export class ApiError extends Error {
 }
 
 /** What a 503 carries: the client may retry after a second. */
-export const RETRY_SHORTLY = { headers: { 'retry-after': '1' } } as const;
+export const RETRY_SHORTLY: { headers: Record<string, string> } = {
+  headers: { 'retry-after': '1' },
+};
 
 /** Why a create is refused when `waiting` creates already wait for writers: as many as are admitted. */
 export function busyMessage(waiting: number): string {
@@ -34,7 +36,5 @@ export function busyMessage(waiting: number): string {
 }
 
 export function createsBusy(waiting: number): ApiError {
-  return new ApiError('unavailable', busyMessage(waiting), {
-    headers: { ...RETRY_SHORTLY.headers },
-  });
+  return new ApiError('unavailable', busyMessage(waiting), RETRY_SHORTLY);
 }

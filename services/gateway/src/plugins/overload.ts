@@ -46,7 +46,7 @@ export const overload = fp<Pick<HttpSettings, 'maxEventLoopDelayMs' | 'eventLoop
         new ApiError(
           'unavailable',
           `Overloaded: the event loop lags more than ${String(maxEventLoopDelayMs)} ms; retry shortly`,
-          { headers: { ...RETRY_SHORTLY.headers } },
+          RETRY_SHORTLY,
         ),
       );
     });

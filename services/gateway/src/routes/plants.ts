@@ -14,7 +14,7 @@ function refusalOf(outcome: Exclude<CreateOutcome, { kind: 'answered' }>): ApiEr
     case 'unpublished':
       return new ApiError('unavailable', 'Kafka cannot take the command now; retry shortly', {
         cause: outcome.cause,
-        headers: { ...RETRY_SHORTLY.headers },
+        ...RETRY_SHORTLY,
       });
     case 'timedOut':
       return new ApiError(
