@@ -3,6 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { PlantStore } from '#writer/store/plant-store.ts';
 import { reachOf } from '#writer/store/store-reach.ts';
 
+/** A MongoBulkWriteError as the driver makes one for a whole insertMany: no write error in it. */
+function bulkWriteError(fields: { message: string; code?: number; codeName?: string }) {
+  return Object.assign(Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError, {
+    ...fields,
+    writeErrors: [],
+  });
+}
+
 /** A store whose inserts settle when the test says, on a clock the test moves. */
 function storeOnAClock() {
   const clock = { now: 0 };
@@ -83,13 +91,7 @@ describe('What the writer hears from its store', () => {
     const inserted = store.insertNew([]);
     clock.now = 6_000;
     // How the driver reports an insertMany whose connection timed out: no write error at all.
-    const lost = Object.assign(
-      Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError,
-      {
-        message: 'connection 3 to 127.0.0.1:27017 timed out',
-        writeErrors: [],
-      },
-    );
+    const lost = bulkWriteError({ message: 'connection 3 to 127.0.0.1:27017 timed out' });
     settles[0]?.reject(lost);
     await expect(inserted).rejects.toBe(lost);
 
@@ -102,15 +104,11 @@ describe('What the writer hears from its store', () => {
     const first = store.insertNew([]);
     clock.now = 1_000;
     // How the driver reports FerretDB's InternalError for an insertMany: a code, no write error.
-    const full = Object.assign(
-      Object.create(MongoBulkWriteError.prototype) as MongoBulkWriteError,
-      {
-        message: 'could not extend file: No space left on device',
-        code: 1,
-        codeName: 'InternalError',
-        writeErrors: [],
-      },
-    );
+    const full = bulkWriteError({
+      message: 'could not extend file: No space left on device',
+      code: 1,
+      codeName: 'InternalError',
+    });
     settles[0]?.reject(full);
     await expect(first).rejects.toBe(full);
     expect(reach.silentForMs()).toBe(0);
