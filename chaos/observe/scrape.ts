@@ -74,3 +74,21 @@ export function seriesOf(
     return [[`${name}{${all}}`, number]];
   });
 }
+
+/**
+ * The value of the first sample of `name` in an exposition whose labels include `labels`; NaN
+ * when it has none.
+ */
+export function sampleValue(
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number {
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  for (const line of text.split('\n')) {
+    const [, found, set = '', value] = SAMPLE_LINE.exec(line.trim()) ?? [];
+    const has = (pair: string) => set.includes(`{${pair}`) || set.includes(`,${pair}`);
+    if (found === name && value !== undefined && wanted.every(has)) return Number(value);
+  }
+  return Number.NaN;
+}

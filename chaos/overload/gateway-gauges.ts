@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sampleValue } from '../observe/scrape.ts';
 
 /** What the gateway's /metrics said at one second of the load. */
 export interface GatewaySample {
@@ -25,14 +26,14 @@ export function sampleGateway(url: string, onSample: (sample: GatewaySample) => 
   let running = true;
   const scrape = async () => {
     const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(900) })).text();
-    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    const creates = 'plant_store_gateway_creates_total';
     return {
-      answered: value(/^plant_store_gateway_creates_total\{code="200"[^}]*\} (\d+)/m),
-      refused: value(/^plant_store_gateway_creates_total\{code="5030"[^}]*\} (\d+)/m),
-      admissionLimit: value(/^plant_store_gateway_admission_limit(?:\{[^}]*\})? (\d+)/m),
-      waiting: value(/^plant_store_gateway_replies_waiting(?:\{[^}]*\})? (\d+)/m),
-      loopDelayMax: value(/^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([\d.e+-]+)/m),
-      majorGc: value(/^nodejs_gc_duration_seconds_sum\{kind="major"[^}]*\} ([\d.e+-]+)/m),
+      answered: sampleValue(text, creates, { code: '200' }),
+      refused: sampleValue(text, creates, { code: '5030' }),
+      admissionLimit: sampleValue(text, 'plant_store_gateway_admission_limit'),
+      waiting: sampleValue(text, 'plant_store_gateway_replies_waiting'),
+      loopDelayMax: sampleValue(text, 'nodejs_eventloop_lag_max_seconds'),
+      majorGc: sampleValue(text, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
     };
   };
   const loop = async () => {

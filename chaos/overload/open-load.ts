@@ -4,6 +4,7 @@ import { getuid } from 'node:process';
 import type { Hit } from '#local/load/vegeta-results.ts';
 import { prepareAttack } from '#local/load/vegeta.ts';
 import { findOnPath } from '#local/provision/tools.ts';
+import { sampleValue } from '../observe/scrape.ts';
 import { bodyOf, type Answer, type Content } from '../observe/traffic.ts';
 
 /** Without a core of its own, the generator's nice value where it may take one (root). */
@@ -57,7 +58,7 @@ export function splitCores(): CoreSplit {
 /** At most half the gateway's connection cap (`plant_store_http_max_connections`), so no refusal is the cap's. */
 export async function generatorConnections(url: string): Promise<{ max: number; cap: number }> {
   const metrics = await (await fetch(`${url}/metrics`)).text();
-  const cap = Number(/^plant_store_http_max_connections(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1]);
+  const cap = sampleValue(metrics, 'plant_store_http_max_connections');
   if (!Number.isInteger(cap) || cap < 2)
     throw new Error(`${url}/metrics has no plant_store_http_max_connections`);
   return { max: Math.min(MOST_CONNECTIONS, Math.floor(cap / 2)), cap };
