@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { guardConnections } from './connection-guard.ts';
 import { errorBody, type ErrorBody } from './contracts/errors.ts';
 import { nodeServerTimeouts, type HttpLimits } from './http-limits.ts';
+import { closeIdleConnectionsAfterReading } from './keep-alive.ts';
 import type { Logger } from './logger.ts';
 
 /** What the probes and the scrape read of a service. */
@@ -66,6 +67,7 @@ export async function startOpsServer(
       );
     }
   });
+  closeIdleConnectionsAfterReading(server);
   const guard = guardConnections(server, {
     maxConnections: limits.maxConnections,
     registry,

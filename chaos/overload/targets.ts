@@ -108,11 +108,15 @@ export function overloadTargets(throughput: number, phases: readonly PhaseRun[])
       met: late(settled).length === 0 && other.length === 0,
       measured: `slowest ${largest(settled.map(durationOf)).toFixed(0)} ms; ${String(late(settled).length)} later (${String(lateBefore)} in the first ${String(SETTLING_MS / 1_000)} s); other answers: ${statusTally(other)}`,
     });
-    const p99 = p99Of(settled.filter(isOk));
+    const p99s = windows.map(({ from, answers }) => ({ from, p99: p99Of(answers.filter(isOk)) }));
+    const worst = p99s.reduce((a, b) => (b.p99 > a.p99 || Number.isNaN(a.p99) ? b : a), {
+      from: 0,
+      p99: Number.NaN,
+    });
     targets.push({
-      target: `${phase.name}: p99 of the 2xx ≤ ${String(P99_2XX_MS)} ms from ${String(SETTLING_MS / 1_000)} s`,
-      met: p99 <= P99_2XX_MS,
-      measured: `p99 ${p99.toFixed(1)} ms`,
+      target: `${phase.name}: p99 of the 2xx ≤ ${String(P99_2XX_MS)} ms in every window from ${String(SETTLING_MS / 1_000)} s`,
+      met: p99s.every(({ p99 }) => p99 <= P99_2XX_MS),
+      measured: `highest window p99 ${worst.p99.toFixed(1)} ms (from ${String(worst.from / 1_000)} s); all windows together ${p99Of(settled.filter(isOk)).toFixed(1)} ms`,
     });
   }
   return targets;

@@ -17,6 +17,7 @@ function createOver(
     min: 10,
     initial: 10,
     latencyTargetMs: 0,
+    crowdedAt: 10,
   }),
 ) {
   const waiter = replyWaiter();
@@ -105,7 +106,13 @@ describe('createPlantOverKafka', () => {
   });
 
   it('When as many creates wait as are admitted, then the next is busy and not published, and one leaving makes room', async () => {
-    const admission = concurrencyLimit({ max: 2, min: 2, initial: 2, latencyTargetMs: 0 });
+    const admission = concurrencyLimit({
+      max: 2,
+      min: 2,
+      initial: 2,
+      latencyTargetMs: 0,
+      crowdedAt: 2,
+    });
     const published: CreateCommand[] = [];
     const { create, waiter } = createOver((command) => {
       published.push(command);

@@ -20,9 +20,11 @@ export interface ConcurrencyLimitOptions {
   initial: number;
   /**
    * The queueing a create may meet: when even the fastest create of an interval took longer, or
-   * none was answered, while half the limit is in use, the limit falls; 0: the limit is `max`.
+   * none was answered, while the limit is crowded, it falls; 0: the limit is `max`.
    */
   latencyTargetMs: number;
+  /** The limit is crowded with this many creates in flight, or with half of it if that is fewer. */
+  crowdedAt: number;
   now?: () => number;
 }
 
@@ -43,18 +45,19 @@ const RECOVERY = 1.1;
  * of 100 ms in which even the fastest create took longer than the target, which only a standing
  * queue does.
  *
- * While at least half of the limit is in use, such an interval multiplies the limit by the target
- * over that latency (at most 0.9, at least 0.5: an interval with no answer halves it), and each
- * create answered within the target raises it by one until the first decrease (a fast start), by
- * 1/limit after it (one per limit's worth of creates). While less than half is in use, each
- * interval without a queue brings it back towards where it started, by a tenth.
+ * While the limit is crowded (half of it in use, or `crowdedAt` creates), such an interval
+ * multiplies it by the target over that latency (at most 0.9, at least 0.5: an interval with no
+ * answer halves it). While half is in use, each create answered within the target raises it by one
+ * until the first decrease (a fast start), by 1/limit after it (one per limit's worth of creates).
+ * While less than half is in use, each interval without a queue brings it back towards where it
+ * started, by a tenth.
  *
  * Under overload it settles where the queue creates meet is about the target: a gateway admits
  * about as many creates as it and the writers answer, and refuses the rest at once instead of
  * queueing them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
-  const { max, latencyTargetMs, now = Date.now } = options;
+  const { max, latencyTargetMs, crowdedAt, now = Date.now } = options;
   const min = Math.min(options.min, max);
   const initial = Math.min(max, Math.max(min, options.initial));
   let limit = latencyTargetMs === 0 ? max : initial;
@@ -69,7 +72,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
     const used = inFlight * 2 >= limit;
     fastestMs = Math.min(fastestMs, latencyMs);
     if (at - intervalStartedAt >= INTERVAL_MS) {
-      if (used && fastestMs > latencyTargetMs) {
+      if ((used || inFlight >= crowdedAt) && fastestMs > latencyTargetMs) {
         const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, latencyTargetMs / fastestMs));
         limit = Math.max(min, limit * factor);
         decreased = true;
@@ -112,6 +115,12 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
  */
 const FLOOR = 32;
 /**
+ * A standing queue of this many creates is shortened however high the limit is: a gateway whose
+ * own thread is saturated holds no more creates than its clients have connections, which may be
+ * far fewer than half the limit, and every one of them waits in that queue.
+ */
+const CROWDED_AT = 2 * FLOOR;
+/**
  * Where the limit starts and returns to without a queue: enough for a pause of a few hundred ms
  * at a few thousand creates a second, which a gateway rides out without refusing any.
  */
@@ -126,6 +135,7 @@ export function createAdmission(settings: {
     max: settings.maxInFlight,
     min: FLOOR,
     initial: INITIAL,
+    crowdedAt: CROWDED_AT,
     latencyTargetMs: settings.createLatencyTargetMs,
   });
 }

@@ -3,6 +3,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from '#shared/contracts/errors.ts';
 import { nodeServerTimeouts } from '#shared/http-limits.ts';
+import { closeIdleConnectionsAfterReading } from '#shared/keep-alive.ts';
 import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from '../config.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
@@ -34,7 +35,8 @@ export function serverOptions(
     return503OnClosing: false,
     http,
     // Fastify creates the server itself unless given this; the timeouts are Node's options here.
-    serverFactory: (fastify: RequestListener) => createServer(http, listener(fastify)),
+    serverFactory: (fastify: RequestListener) =>
+      closeIdleConnectionsAfterReading(createServer(http, listener(fastify))),
     clientErrorHandler: answerClientError(logger, rawAnswers),
     // Fastify answers a URL it cannot decode in its own shape, unless this is set.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { concurrencyLimit, createAdmission } from '#gateway/admission/concurrency-limit.ts';
 
-/** A limit on a clock the test moves: at most 1,000, at least 20, from 100, aiming at 100 ms. */
+/** A limit on a clock the test moves: at most 1,000, at least 20, from 100, aiming at 100 ms, crowded at half. */
 function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}) {
   let now = 0;
   const limit = concurrencyLimit({
@@ -9,6 +9,7 @@ function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}
     min: 20,
     initial: 100,
     latencyTargetMs: 100,
+    crowdedAt: 1_000,
     ...options,
     now: () => now,
   });
@@ -63,6 +64,15 @@ describe('concurrencyLimit', () => {
     expect([fallsTo(105), fallsTo(125), fallsTo(1_000), fallsTo(1_000, 60)]).toEqual([
       90, 80, 50, 60,
     ]);
+  });
+
+  it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest took longer than the target, then it falls; below crowdedAt it does not', () => {
+    const crowded = limitWith({ initial: 500, crowdedAt: 60 });
+    const uncrowded = limitWith({ initial: 500, crowdedAt: 61 });
+
+    crowded.wave(60, 1_000);
+    uncrowded.wave(60, 1_000);
+    expect([crowded.limit.limit, uncrowded.limit.limit]).toEqual([250, 500]);
   });
 
   it('When no create of an interval was answered while half the limit is in use, then it halves', () => {
