@@ -35,8 +35,12 @@ const INTERVAL_MS = 100;
  * interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
  */
 const BACKOFF = { most: 0.9, least: 0.5 };
-/** An interval without a queue, while the limit is mostly unused, multiplies it by this, up to its start. */
-const RECOVERY = 1.1;
+/**
+ * An interval without a queue, while the limit is mostly unused, multiplies it by this, up to its
+ * start, a second at least after its last decrease or return: near saturation, a limit that came
+ * back within a second let the next pause of the store or the broker queue hundreds of creates.
+ */
+const RECOVERY = { factor: 1.1, everyMs: 1_000 };
 
 /**
  * An adaptive bound on creates in flight: additive increase, multiplicative decrease, as TCP
@@ -49,8 +53,8 @@ const RECOVERY = 1.1;
  * multiplies it by the target over that latency (at most 0.9, at least 0.5: an interval with no
  * answer halves it). While half is in use, each create answered within the target raises it by one
  * until the first decrease (a fast start), by 1/limit after it (one per limit's worth of creates).
- * While less than half is in use, each interval without a queue brings it back towards where it
- * started, by a tenth.
+ * While less than half is in use, an interval without a queue brings it back towards where it
+ * started, by a tenth, a second at least after its last move.
  *
  * Under overload it settles where the queue creates meet is about the target: a gateway admits
  * about as many creates as it and the writers answer, and refuses the rest at once instead of
@@ -64,6 +68,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
   let inFlight = 0;
   let decreased = false;
   let intervalStartedAt = now();
+  let movedAt = -Infinity;
   let fastestMs = Infinity;
   const learn = (enteredAt: number, answered: boolean) => {
     if (latencyTargetMs === 0) return;
@@ -76,8 +81,10 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
         const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, latencyTargetMs / fastestMs));
         limit = Math.max(min, limit * factor);
         decreased = true;
-      } else if (!used && fastestMs <= latencyTargetMs) {
-        limit = Math.max(limit, Math.min(initial, limit * RECOVERY));
+        movedAt = at;
+      } else if (!used && fastestMs <= latencyTargetMs && at - movedAt >= RECOVERY.everyMs) {
+        limit = Math.max(limit, Math.min(initial, limit * RECOVERY.factor));
+        movedAt = at;
       }
       intervalStartedAt = at;
       fastestMs = Infinity;

@@ -111,17 +111,19 @@ describe('concurrencyLimit', () => {
     expect(limit.limit).toBe(91);
   });
 
-  it('When the limit is mostly unused and creates meet no queue, then it returns to where it started by a tenth an interval', () => {
+  it('When the limit is mostly unused and creates meet no queue, then it returns to where it started by a tenth, a second at least after its last move', () => {
     const { limit, wave } = limitWith();
     wave(60, 105);
     wave(50, 105);
     const limits = [limit.limit];
 
-    for (let round = 0; round < 3; round++) {
+    for (let second = 0; second < 3; second++) {
+      for (let interval = 0; interval < 9; interval++) wave(2, 100);
+      limits.push(limit.limit);
       wave(2, 100);
       limits.push(limit.limit);
     }
-    expect(limits).toEqual([81, 89, 98, 100]);
+    expect(limits).toEqual([81, 81, 89, 89, 98, 98, 100]);
   });
 
   it('When the target is 0, then the limit stays at the maximum whatever the latency', () => {
