@@ -25,6 +25,13 @@ const PARTITIONS = 3;
 const CLOSED_LOOP_WORKERS = 64;
 const WARM_UP_SECONDS = 10;
 const MEASURE_SECONDS = 20;
+/**
+ * The gateway's idle keep-alive timeout here, longer than any of vegeta's loads: vegeta keeps idle
+ * connections for ever, and a server that closes one as the client sends on it resets the request
+ * (docs/decisions/0011-connections-bounded.md). As behind a balancer, the server's timeout must
+ * outlast its client's.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 300_000;
 /** Requests retried at once after the load: more would flood the gateway's connection cap. */
 const SETTLING_AT_ONCE = 32;
 
@@ -48,6 +55,7 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
       AUTH_TOKENS: token,
       REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
       KAFKA_PARTITIONS: String(PARTITIONS),
+      KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
       LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     };
     const services = await startServices({
