@@ -15,6 +15,21 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close();
 });
 
+/** `server` listening with a keep-alive timeout of KEEP_ALIVE_MS exactly, and how to connect to it. */
+async function listening(server: Server): Promise<() => Promise<Socket>> {
+  servers.push(server);
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.keepAliveTimeoutBuffer = 0;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return async () => {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    return socket;
+  };
+}
+
 /**
  * Keep-alive connections that each made one request, then, just before their idle timer falls due,
  * send their next request while the server is busy in a long turn of its event loop (a /busy
@@ -23,10 +38,7 @@ afterEach(() => {
 async function requestsSentAsIdleTimersFallDue(
   server: Server,
 ): Promise<('answered' | 'reset' | 'closed')[]> {
-  servers.push(server);
   const clients: Socket[] = [];
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.keepAliveTimeoutBuffer = 0;
   server.on('request', (incoming, response) => {
     if (incoming.url === '/busy') {
       // Written from inside the long turn: the server reads them no sooner than its next turn.
@@ -36,14 +48,7 @@ async function requestsSentAsIdleTimersFallDue(
     }
     response.end('ok');
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const open = async () => {
-    const socket = connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    return socket;
-  };
+  const open = await listening(server);
   clients.push(...(await Promise.all(Array.from({ length: CLIENTS }, open))));
   const busy = await open();
   await Promise.all(
@@ -85,16 +90,10 @@ describe('closeIdleConnectionsAfterReading', () => {
   });
 
   it('When an idle connection sends nothing, then it is closed after its keep-alive timeout as before', async () => {
-    const server = closeIdleConnectionsAfterReading(
-      createServer((_request, response) => response.end('ok')),
+    const open = await listening(
+      closeIdleConnectionsAfterReading(createServer((_request, response) => response.end('ok'))),
     );
-    servers.push(server);
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
-    server.keepAliveTimeoutBuffer = 0;
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await once(socket, 'connect');
+    const socket = await open();
     socket.write(request('/only'));
     await once(socket, 'data');
     const answeredAt = Date.now();

@@ -8,7 +8,7 @@ export class ApiError extends Error {
   constructor(
     kind: ErrorKind,
     message: string,
-    options: ErrorOptions & { headers?: Record<string, string> } = {},
+    options: ErrorOptions & { headers?: Readonly<Record<string, string>> } = {},
   ) {
     super(message, options);
     this.name = 'ApiError';
@@ -25,10 +25,8 @@ export class ApiError extends Error {
   }
 }
 
-/** What a 503 carries: the client may retry after a second. */
-export const RETRY_SHORTLY: { headers: Record<string, string> } = {
-  headers: { 'retry-after': '1' },
-};
+/** What a 503 carries: the client may retry after a second. Shared by every such error, so read-only. */
+export const RETRY_SHORTLY = { headers: { 'retry-after': '1' } } as const;
 
 /** Why a create is refused when `waiting` creates already wait for writers: as many as are admitted. */
 export function busyMessage(waiting: number): string {
