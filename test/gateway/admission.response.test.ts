@@ -4,15 +4,23 @@ import { metric, parseMetrics } from '../support/checks/metrics.ts';
 import { exchange, rawRequest } from '../support/clients/raw-http.ts';
 import { aPlant } from '../support/clients/plants.ts';
 import {
+  attachGateway,
   commandsPublished,
   startTestGateway,
-  type GatewayHarness,
+  type TestGateway,
 } from '../support/servers/gateway.ts';
+import { ownToxiproxy, writerBehindStoreLink } from '../support/servers/gray-links.ts';
+import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';
+import { startTestWriter, writerOptions } from '../support/servers/writer.ts';
+import { createLogger } from '#shared/logger.ts';
 
-async function admissionLimit(gateway: GatewayHarness): Promise<number | undefined> {
+async function gauge(gateway: TestGateway, name: string): Promise<number | undefined> {
   const response = await gateway.request({ method: 'GET', url: '/metrics' });
-  return metric(parseMetrics(response.body), 'plant_store_gateway_admission_limit');
+  return metric(parseMetrics(response.body), name);
 }
+
+const admissionLimit = (gateway: TestGateway) =>
+  gauge(gateway, 'plant_store_gateway_admission_limit');
 
 describe('Creates admitted at once', () => {
   it('When as many creates wait for writers as are admitted, then the next is refused 503/5030 with Retry-After on its headers alone, unread and unpublished; once one is answered, the next is admitted', async () => {
@@ -77,3 +85,39 @@ describe('Creates admitted at once', () => {
     expect(await commandsPublished(gateway)).toBe(73);
   });
 });
+
+describe.skipIf(localServersUnavailable)(
+  'Creates admitted at once, the store far away',
+  { timeout: OWN_STACK_TIMEOUT_MS },
+  () => {
+    it('When the writer’s store is 25 ms away each way and 64 clients each send their next create once the last is answered, then every create is answered 200 and the admission limit does not fall', async () => {
+      const harness = await startTestWriter({ writer: false });
+      const { link } = await writerBehindStoreLink(
+        await ownToxiproxy(),
+        writerOptions(harness, { logger: createLogger('writer', 'silent') }),
+        'far-store',
+      );
+      for (const stream of ['upstream', 'downstream'] as const)
+        await link.faults.add({ type: 'latency', stream, attributes: { latency: 25 } });
+      const gateway = {
+        ...harness,
+        ...(await attachGateway(harness, { createLatencyTargetMs: 25 })),
+      };
+      const statuses: number[] = [];
+      const client = async () => {
+        for (let create = 0; create < 20; create++)
+          statuses.push((await gateway.post(aPlant().body)).statusCode);
+      };
+
+      await Promise.all(Array.from({ length: 64 }, client));
+
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(await admissionLimit(gateway)).toBe(1_000);
+      // The path's own latency, learned: at least the store's round trip of 50 ms.
+      expect(
+        await gauge(gateway, 'plant_store_gateway_admission_path_latency_seconds'),
+      ).toBeGreaterThan(0.05);
+      expect(await commandsPublished(gateway)).toBe(64 * 20);
+    });
+  },
+);

@@ -47,6 +47,7 @@ export async function startGateway(
       {
         waiting: () => waiter.waiting,
         admitted: () => admission.limit,
+        pathLatencyMs: () => admission.pathLatencyMs,
         // Scraped once the app is built.
         ready: () => notReadyReason(app) === undefined,
       },
@@ -87,7 +88,7 @@ export function baselineApp(options: {
     {
       logger: options.logger,
       metrics: gatewayMetrics(
-        { waiting: () => 0, admitted: () => 0, ready: () => true },
+        { waiting: () => 0, admitted: () => 0, pathLatencyMs: () => undefined, ready: () => true },
         {
           maxInFlight: 0,
           maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,

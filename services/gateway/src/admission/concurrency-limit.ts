@@ -2,6 +2,11 @@ export interface ConcurrencyLimit {
   /** Creates admitted now at most. */
   readonly limit: number;
   readonly inFlight: number;
+  /**
+   * The latency the limit takes as the path's own, without a queue (the store's and the broker's
+   * distance, the writers' batching): undefined until two intervals have been answered.
+   */
+  readonly pathLatencyMs: number | undefined;
   /** Whether one more create would be admitted now: the check made before a body is read. */
   hasRoom(): boolean;
   /**
@@ -19,8 +24,9 @@ export interface ConcurrencyLimitOptions {
   /** Where it starts, and where it returns to while there is no queue. */
   initial: number;
   /**
-   * The queueing a create may meet: when even the fastest create of an interval took longer, or
-   * none was answered, while the limit is crowded, it falls; 0: the limit is `max`.
+   * The queueing a create may meet beyond the path's own latency: when even the fastest create
+   * of an interval met more, or none was answered, while the limit is crowded, it falls; 0: the
+   * limit is `max`.
    */
   latencyTargetMs: number;
   /** The limit is crowded with this many creates in flight, or with half of it if that is fewer. */
@@ -31,8 +37,8 @@ export interface ConcurrencyLimitOptions {
 /** Creates are judged by the fastest of each interval this long, as CoDel judges packets. */
 const INTERVAL_MS = 100;
 /**
- * A standing queue multiplies the limit by the target over the fastest create's latency, once an
- * interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
+ * A standing queue multiplies the limit by the target over the queueing the fastest create met,
+ * once an interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
  */
 const BACKOFF = { most: 0.9, least: 0.5 };
 /**
@@ -44,21 +50,32 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
 
 /**
  * An adaptive bound on creates in flight: additive increase, multiplicative decrease, as TCP
- * bounds its window, on the signal CoDel uses for a queue. The signal is not one slow create (a
- * pause of the store or of a garbage collector makes a burst of those at any load) but an interval
- * of 100 ms in which even the fastest create took longer than the target, which only a standing
+ * bounds its window, on the signal CoDel uses for a queue, measured against the path's own latency
+ * as TCP Vegas measures against its base round trip. The signal is not one slow create (a pause of
+ * the store or of a garbage collector makes a burst of those at any load) but an interval of 100 ms
+ * in which even the fastest create met more than the target of queueing, which only a standing
  * queue does.
  *
- * While the limit is crowded (half of it in use, or `crowdedAt` creates), such an interval
- * multiplies it by the target over that latency (at most 0.9, at least 0.5: an interval with no
- * answer halves it). While half is in use, each create answered within the target raises it by one
- * until the first decrease (a fast start), by 1/limit after it (one per limit's worth of creates).
- * While less than half is in use, an interval without a queue brings it back towards where it
- * started, by a tenth, a second at least after its last move.
+ * The path's own latency (`pathLatencyMs`) is what the fastest creates take where this gateway
+ * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered from a
+ * shortcut, such as a writer's memory of a plant, does not set it). It is learned afresh from every
+ * interval in which the limit is not crowded, or is at its floor (where admitting fewer would not
+ * shorten any queue: what remains is the path's). While the limit is crowded above its floor it
+ * only falls: a flood presents a standing queue from its first interval, and a path's latency
+ * learned from it would take that queue as normal.
+ *
+ * While the limit is crowded (half of it in use, or `crowdedAt` creates), an interval whose
+ * fastest create met more queueing than the target multiplies it by the target over that queueing
+ * (at most 0.9, at least 0.5: an interval with no answer halves it). While half is in use, each
+ * create answered within the target raises it by one until the first decrease (a fast start), by
+ * 1/limit after it (one per limit's worth of creates). While less than half is in use, an interval
+ * without a queue brings it back towards where it started, by a tenth, a second at least after its
+ * last move.
  *
  * Under overload it settles where the queue creates meet is about the target: a gateway admits
  * about as many creates as it and the writers answer, and refuses the rest at once instead of
- * queueing them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
+ * queueing them into timeouts; a distant store or broker lengthens every create without lowering
+ * the limit. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, crowdedAt, now = Date.now } = options;
@@ -70,26 +87,49 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
   let intervalStartedAt = now();
   let movedAt = -Infinity;
   let fastestMs = Infinity;
+  let lastFastestMs = Infinity;
+  let pathLatencyMs: number | undefined;
+  /**
+   * The queueing a create met, beyond the path's own latency, over the queueing it may meet: the
+   * target, or the path's latency if that is longer (a writer that works in batches makes a
+   * create wait for the batch under way before its own, one more path latency without any standing
+   * queue). Above 1 it is late; unknown path: on time; unanswered: late.
+   */
+  const lateness = (latencyMs: number) => {
+    if (latencyMs === Infinity) return Infinity;
+    const queueingMs = Math.max(0, latencyMs - (pathLatencyMs ?? latencyMs));
+    return queueingMs / Math.max(latencyTargetMs, pathLatencyMs ?? 0);
+  };
+  const endInterval = (at: number, used: boolean) => {
+    const crowded = used || inFlight >= crowdedAt;
+    const observedMs = Math.max(fastestMs, lastFastestMs);
+    if (observedMs !== Infinity)
+      pathLatencyMs =
+        crowded && limit > min && pathLatencyMs !== undefined
+          ? Math.min(pathLatencyMs, observedMs)
+          : observedMs;
+    const late = lateness(fastestMs);
+    if (crowded && late > 1) {
+      const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, 1 / late));
+      limit = Math.max(min, limit * factor);
+      decreased = true;
+      movedAt = at;
+    } else if (!used && late <= 1 && at - movedAt >= RECOVERY.everyMs) {
+      limit = Math.max(limit, Math.min(initial, limit * RECOVERY.factor));
+      movedAt = at;
+    }
+    intervalStartedAt = at;
+    lastFastestMs = fastestMs;
+    fastestMs = Infinity;
+  };
   const learn = (enteredAt: number, answered: boolean) => {
     if (latencyTargetMs === 0) return;
     const at = now();
     const latencyMs = answered ? at - enteredAt : Infinity;
     const used = inFlight * 2 >= limit;
     fastestMs = Math.min(fastestMs, latencyMs);
-    if (at - intervalStartedAt >= INTERVAL_MS) {
-      if ((used || inFlight >= crowdedAt) && fastestMs > latencyTargetMs) {
-        const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, latencyTargetMs / fastestMs));
-        limit = Math.max(min, limit * factor);
-        decreased = true;
-        movedAt = at;
-      } else if (!used && fastestMs <= latencyTargetMs && at - movedAt >= RECOVERY.everyMs) {
-        limit = Math.max(limit, Math.min(initial, limit * RECOVERY.factor));
-        movedAt = at;
-      }
-      intervalStartedAt = at;
-      fastestMs = Infinity;
-    }
-    if (used && latencyMs <= latencyTargetMs)
+    if (at - intervalStartedAt >= INTERVAL_MS) endInterval(at, used);
+    if (used && lateness(latencyMs) <= 1)
       limit = Math.min(max, limit + (decreased ? 1 / limit : 1));
   };
   const hasRoom = () => inFlight < Math.floor(limit);
@@ -99,6 +139,9 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
     },
     get inFlight() {
       return inFlight;
+    },
+    get pathLatencyMs() {
+      return pathLatencyMs;
     },
     hasRoom,
     enter() {

@@ -24,6 +24,8 @@ export interface GatewayGauges {
   waiting: () => number;
   /** Creates admitted at once now (`concurrency-limit.ts`). */
   admitted: () => number;
+  /** The latency the admission limit takes as the path's own, in ms; undefined until learned. */
+  pathLatencyMs: () => number | undefined;
   /** Whether `/readyz` answers 200. */
   ready: () => boolean;
 }
@@ -52,10 +54,18 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
   }).set(bounds.maxEventLoopDelayMs / 1000);
   new Gauge({
     name: 'plant_store_gateway_admission_limit',
-    help: 'Creates the gateway admits at once now: lowered while creates meet a queue of more than CREATE_LATENCY_TARGET_MS, at most MAX_IN_FLIGHT; beyond it 503',
+    help: 'Creates the gateway admits at once now: lowered while creates meet a queue of more than CREATE_LATENCY_TARGET_MS beyond the path latency, at most MAX_IN_FLIGHT; beyond it 503',
     registers,
     collect() {
       this.set(gauges.admitted());
+    },
+  });
+  new Gauge({
+    name: 'plant_store_gateway_admission_path_latency_seconds',
+    help: 'The latency of a create without a queue, as the admission limit learned it (the distance to Kafka and the store); NaN until learned',
+    registers,
+    collect() {
+      this.set((gauges.pathLatencyMs() ?? Number.NaN) / 1000);
     },
   });
   new Gauge({

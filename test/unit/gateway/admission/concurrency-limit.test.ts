@@ -22,7 +22,11 @@ function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}
   const pass = (ms: number) => {
     now += ms;
   };
-  return { limit, wave, pass };
+  /** One create at a time, each taking `latencyMs`, for three intervals: the path without a queue. */
+  const learnPath = (latencyMs: number) => {
+    for (let elapsed = 0; elapsed < 300; elapsed += latencyMs) wave(1, latencyMs);
+  };
+  return { limit, wave, pass, learnPath };
 }
 
 describe('concurrencyLimit', () => {
@@ -47,43 +51,117 @@ describe('concurrencyLimit', () => {
   });
 
   it('When fewer than half the limit are in flight, then neither fast nor unanswered creates change it', () => {
-    const { limit, wave } = limitWith({ min: 4, initial: 10 });
+    const { limit, wave, learnPath } = limitWith({ min: 4, initial: 10 });
+    learnPath(10);
 
     for (let round = 0; round < 20; round++) wave(4, 150, false);
     for (let round = 0; round < 20; round++) wave(4, 5);
     expect(limit.limit).toBe(10);
   });
 
-  it('When even the fastest create of an interval took longer than the target while half the limit is in use, then it falls by the target over that latency, by a tenth at least and by half at most, not below the minimum', () => {
+  it('When creates without a queue of this gateway have been answered, then the path latency is the slower of two consecutive intervals’ fastest', () => {
+    const { limit, wave, learnPath } = limitWith();
+    expect(limit.pathLatencyMs).toBeUndefined();
+
+    learnPath(10);
+    expect(limit.pathLatencyMs).toBe(10);
+    learnPath(30);
+    expect(limit.pathLatencyMs).toBe(30);
+    wave(2, 100);
+    wave(2, 5);
+    wave(2, 100);
+    expect(limit.pathLatencyMs).toBe(30);
+  });
+
+  it('When even the fastest create of an interval met more queueing than the target while half the limit is in use, then it falls by the target over that queueing, by a tenth at least and by half at most, not below the minimum', () => {
     const fallsTo = (latencyMs: number, min = 20) => {
-      const { limit, wave } = limitWith({ min });
+      const { limit, wave, learnPath } = limitWith({ min });
+      learnPath(10);
       wave(60, latencyMs);
       return limit.limit;
     };
 
-    expect([fallsTo(105), fallsTo(125), fallsTo(1_000), fallsTo(1_000, 60)]).toEqual([
+    expect([fallsTo(115), fallsTo(135), fallsTo(1_010), fallsTo(1_010, 60)]).toEqual([
       90, 80, 50, 60,
     ]);
   });
 
-  it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest took longer than the target, then it falls; below crowdedAt it does not', () => {
+  it('When the path is far and creates meet no queue but a batch under way (up to one path latency more), then a crowded limit never falls, and one cut earlier climbs back', () => {
+    const { limit, wave, learnPath } = limitWith();
+    learnPath(10);
+    wave(60, 260);
+    expect(limit.limit).toBe(50);
+
+    learnPath(250);
+    for (let round = 0; round < 40; round++) wave(limit.limit, 260 + (round % 3) * 110);
+    expect(limit.pathLatencyMs).toBe(250);
+    expect(limit.limit).toBeGreaterThan(50);
+    for (let round = 0; round < 200; round++) wave(2, 260);
+    expect(limit.limit).toBe(100);
+  });
+
+  it('When a queue stands on a far path, then the limit falls by the path latency (the longer of it and the target) over the queueing beyond it', () => {
+    const { limit, wave, learnPath } = limitWith();
+    learnPath(250);
+
+    wave(60, 600);
+    expect(limit.limit).toBe(71);
+  });
+
+  it('When a flood stands from its first interval, then the crowded intervals do not teach the path latency and the limit keeps falling', () => {
+    const { limit, wave, learnPath } = limitWith({ initial: 500 });
+    learnPath(10);
+
+    const limits: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      wave(limit.limit, 300);
+      limits.push(limit.limit);
+    }
+    expect(limit.pathLatencyMs).toBe(10);
+    expect(limits).toEqual([250, 125, 62, 31]);
+  });
+
+  it('When the path itself grows while the limit is crowded, then the limit falls to its floor, learns the path there and climbs back', () => {
+    const { limit, wave, learnPath } = limitWith({ initial: 200 });
+    learnPath(10);
+
+    for (let round = 0; round < 6; round++) wave(limit.limit, 400);
+    expect([limit.limit, limit.pathLatencyMs]).toEqual([20, 400]);
+    for (let round = 0; round < 20; round++) wave(limit.limit, 400);
+    expect(limit.limit).toBeGreaterThan(20);
+  });
+
+  it('Before the path latency is known, then crowded slow creates count as met no queue (they raise the limit while half is used), and an interval with no answer halves it', () => {
+    const slow = limitWith();
+    const silent = limitWith();
+
+    slow.wave(60, 1_000);
+    silent.wave(60, 1_000, false);
+    expect([slow.limit.limit, silent.limit.limit]).toEqual([107, 50]);
+  });
+
+  it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest met more queueing than the target, then it falls; below crowdedAt it does not', () => {
     const crowded = limitWith({ initial: 500, crowdedAt: 60 });
     const uncrowded = limitWith({ initial: 500, crowdedAt: 61 });
+    crowded.learnPath(10);
+    uncrowded.learnPath(10);
 
-    crowded.wave(60, 1_000);
-    uncrowded.wave(60, 1_000);
+    crowded.wave(60, 1_010);
+    uncrowded.wave(60, 1_010);
     expect([crowded.limit.limit, uncrowded.limit.limit]).toEqual([250, 500]);
   });
 
   it('When no create of an interval was answered while half the limit is in use, then it halves', () => {
-    const { limit, wave } = limitWith();
+    const { limit, wave, learnPath } = limitWith();
+    learnPath(10);
 
     wave(60, 100, false);
     expect(limit.limit).toBe(50);
   });
 
   it('When slow creates come in a burst with a fast one in the same interval, then there is no standing queue and the limit does not fall', () => {
-    const { limit, pass } = limitWith();
+    const { limit, pass, learnPath } = limitWith();
+    learnPath(10);
     const leaves = Array.from({ length: 60 }, () => limit.enter());
 
     pass(10);
@@ -94,8 +172,9 @@ describe('concurrencyLimit', () => {
   });
 
   it('When creates are answered in time after a decrease, then the limit grows by one per limit of them', () => {
-    const { limit, wave } = limitWith();
-    wave(60, 105);
+    const { limit, wave, learnPath } = limitWith();
+    learnPath(10);
+    wave(60, 115);
     // The limit kept full: each create that leaves makes room for the next.
     const inFlight = Array.from({ length: 90 }, () => limit.enter());
 
@@ -112,9 +191,10 @@ describe('concurrencyLimit', () => {
   });
 
   it('When the limit is mostly unused and creates meet no queue, then it returns to where it started by a tenth, a second at least after its last move', () => {
-    const { limit, wave } = limitWith();
-    wave(60, 105);
-    wave(50, 105);
+    const { limit, wave, learnPath } = limitWith();
+    learnPath(10);
+    wave(60, 115);
+    wave(50, 115);
     const limits = [limit.limit];
 
     for (let second = 0; second < 3; second++) {
