@@ -8,6 +8,8 @@ import type { BenchOptions } from './options.ts';
 export interface BenchRun {
   options: BenchOptions;
   stack: LocalStack;
+  /** A store URI as the variants reach it: as it is, or through `--store-delay`'s proxy. */
+  reachStore: (uri: string) => string;
   /** Names the run's folder and its result files. */
   startedAt: string;
   /** The run's folder: the stack's data, `logs/` and `profiles/`. */

@@ -14,6 +14,7 @@ import { benchOptions, USAGE } from './options.ts';
 import { calibrate, calibrationLine } from './probes/calibration.ts';
 import type { VariantResult } from './report/results.ts';
 import { writeResults, anyRequestFailed } from './report/write-results.ts';
+import { storeReached } from './variants/distant-store.ts';
 import { prepareVariants } from './variants/variants.ts';
 
 /** `npm run bench` with the flags `argv`: the run, its results written, its exit code set. */
@@ -36,15 +37,27 @@ export async function main(argv: string[]): Promise<void> {
     secure: options.secure,
     brokers: options.brokers,
   });
+  const logDir = join(dir, 'logs');
+  const store = await storeReached(stack.mongoUri, options.storeDelayMs, logDir).catch(
+    async (error: unknown) => {
+      await stack.stop();
+      throw error;
+    },
+  );
+  const stop = async () => {
+    await store.stop();
+    await stack.stop();
+  };
   // The services die with this process (SIGKILL on exit); the servers are stopped in order.
-  stopOnSignal('the benchmark', () => stack.stop());
+  stopOnSignal('the benchmark', stop);
   try {
     const run: BenchRun = {
       options,
       stack,
+      reachStore: store.reach,
       startedAt,
       dir,
-      logDir: join(dir, 'logs'),
+      logDir,
       token: `bench-${randomBytes(12).toString('base64url')}`,
       ids: idRanges(options.idsBeyond2To53),
       progress: progressLine(),
@@ -58,7 +71,7 @@ export async function main(argv: string[]): Promise<void> {
     await writeResults(run, results);
     process.exitCode = anyRequestFailed(results) ? EXIT_CODES.failed : EXIT_CODES.ok;
   } finally {
-    await stack.stop();
+    await stop();
   }
 }
 

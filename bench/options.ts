@@ -33,6 +33,8 @@ export interface BenchOptions {
   rates: number[];
   /** The p99 in ms at which each variant's capacity is searched (`--capacity`); null: none. */
   capacityTargetMs: number | null;
+  /** Ms each way between the writers (and the direct variant) and the store (`--store-delay`); 0: none. */
+  storeDelayMs: number;
 }
 
 /** Rates one run may list: with a capacity search's steps they stay within a measurement's ids. */
@@ -64,6 +66,8 @@ export const USAGE = `npm run bench -- [flags]
                         --duration s each: p50/p99/p99.9 from intended send time, errors
   --capacity 50         then each variant's highest steady rate with p99 ≤ 50 ms and no error,
                         to within 10 %, --duration (≥ 20) s per step
+  --store-delay 0       ms each way between the store and its clients (the writers, direct,
+                        nestjs), through a TCP proxy: a store in another zone (needs Go once)
   --help                this text`;
 
 /** `npm run bench` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
@@ -90,6 +94,7 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
       'cpu-prof': { type: 'boolean', default: false },
       rates: { type: 'string' },
       capacity: { type: 'string' },
+      'store-delay': { type: 'string', default: '0' },
     },
   });
   if (flags === 'help') return 'help';
@@ -151,6 +156,7 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
     cpuProfile: values['cpu-prof'],
     rates,
     capacityTargetMs,
+    storeDelayMs: count(values['store-delay'], '--store-delay', 'milliseconds', 0, 10_000),
   };
 }
 

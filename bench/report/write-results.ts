@@ -27,7 +27,7 @@ export async function writeResults(run: BenchRun, results: VariantResult[]): Pro
       sequential: options.sequential,
       repeat: options.repeat,
       preload: options.preload,
-      store: `${stack.mongoServer}${options.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}`,
+      store: `${stack.mongoServer}${options.secure ? '; Kafka on SASL_SSL with ACLs, the store on TLS' : ''}${brokers === 1 ? '' : `; ${String(brokers)} Kafka brokers, replication factor 3, min.insync.replicas 2`}${options.storeDelayMs === 0 ? '' : `; the store ${String(options.storeDelayMs)} ms away each way (a delaying proxy)`}`,
       logLevel: options.logLevel,
       idsBeyond2To53: options.idsBeyond2To53,
       rates: options.rates,

@@ -26,21 +26,26 @@ export async function startVariant(
   variant: Variant,
   extraEnv: NodeJS.ProcessEnv,
 ): Promise<StartedVariant> {
-  const { options, stack, logDir } = run;
+  const { options, stack, logDir, reachStore } = run;
   const env = {
     ...process.env,
     ...extraEnv,
     AUTH_TOKENS: run.token,
-    MONGODB_URI: stack.mongoUri,
+    MONGODB_URI: reachStore(stack.mongoUri),
     KAFKA_PARTITIONS: String(options.partitions),
     LOG_LEVEL: options.logLevel,
   };
   const counts = { writers: options.writers, gateways: options.gateways };
   if (variant === 'nestjs') return startNestjs(nestjsOptions(run), env, counts);
   if (variant === 'e2e') {
+    const connections = await serviceConnections(stack);
+    const writerStore = connections.writer.MONGODB_URI ?? stack.mongoUri;
     const { writers, gateways, urls } = await startServices({
       env,
-      connections: await serviceConnections(stack),
+      connections: {
+        ...connections,
+        writer: { ...connections.writer, MONGODB_URI: reachStore(writerStore) },
+      },
       logDir,
       ...counts,
     });

@@ -24,6 +24,7 @@ describe('npm run bench flags', () => {
       cpuProfile: false,
       rates: [],
       capacityTargetMs: null,
+      storeDelayMs: 0,
     });
   });
 
@@ -34,7 +35,7 @@ describe('npm run bench flags', () => {
         ...['--warmup', '0', '--sequential', '0', '--repeat', '30', '--partitions', '12'],
         ...['--writers', '3', '--gateways', '2', '--brokers', '3', '--store', 'sqlite'],
         ...['--secure', '--preload', '1000000', '--soak', '300', '--log-level', 'debug'],
-        ...['--ids-beyond-2-53', '--cpu-prof'],
+        ...['--ids-beyond-2-53', '--cpu-prof', '--store-delay', '10'],
       ]),
     ).toEqual({
       variants: ['e2e', 'direct'],
@@ -56,6 +57,7 @@ describe('npm run bench flags', () => {
       cpuProfile: true,
       rates: [],
       capacityTargetMs: null,
+      storeDelayMs: 10,
     });
     expect(benchOptions(['--store', 'postgresql'])).toMatchObject({ store: 'postgresql' });
   });
@@ -107,6 +109,8 @@ describe('npm run bench flags', () => {
       ['--gateways', '1e2', 'gateway processes (1 or more)'],
       ['--preload', '0x10', 'plants (0 or more)'],
       ['--soak', '5m', 'seconds (0 or more)'],
+      ['--store-delay', '2.5', 'milliseconds (0 to 10000)'],
+      ['--store-delay', '10001', 'milliseconds (0 to 10000)'],
     ];
     for (const [flag, value, takes] of refusals) {
       expect(() => benchOptions([flag, value])).toThrow(
