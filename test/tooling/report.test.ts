@@ -59,11 +59,13 @@ async function render(html: string): Promise<string> {
 }
 
 let browser: Browser;
+let started: Browser | undefined;
 beforeAll(async () => {
-  browser = await startBrowser();
+  browser = started = await startBrowser();
 });
+// When it did not start, beforeAll's error is the one to read.
 afterAll(async () => {
-  await browser.close();
+  await started?.close();
 });
 
 describe('the HTML report of a recorded bench run, in headless Chromium', () => {

@@ -8,24 +8,33 @@ import { findOnPath } from '#local/provision/tools.ts';
  * Tests of the local provisioning start servers of their own and need Java (and Maven or Go
  * on a cold cache). A developer who tests against Docker may lack them; CI must not.
  */
-export const localServersUnavailable =
-  process.env.CI !== 'true' && findOnPath('java') === null
+export const localServersUnavailable = localServersLack();
+
+function localServersLack(): string | null {
+  return process.env.CI !== 'true' && findOnPath('java') === null
     ? 'needs Java 17+ to run Kafka as a local process'
     : null;
+}
 
 /**
  * A secured stack also needs openssl for its certificates, and runs FerretDB: a developer with
  * `mongod` on PATH gets the plain stack only. CI must have neither problem.
  */
-export const securedStackUnavailable =
-  localServersUnavailable ??
-  (process.env.CI === 'true'
-    ? null
-    : findOnPath('openssl') === null
-      ? "needs openssl for the secured stack's certificates"
-      : findOnPath('mongod') !== null
-        ? 'the secured stack runs FerretDB with TLS; mongod is on PATH'
-        : null);
+export const securedStackUnavailable = securedStackLacks();
+
+/** Why a secured stack cannot start now (a global setup asks once it has installed packages). */
+export function securedStackLacks(): string | null {
+  return (
+    localServersLack() ??
+    (process.env.CI === 'true'
+      ? null
+      : findOnPath('openssl') === null
+        ? "needs openssl for the secured stack's certificates"
+        : findOnPath('mongod') !== null
+          ? 'the secured stack runs FerretDB with TLS; mongod is on PATH'
+          : null)
+  );
+}
 
 /**
  * The limit on hangs of a test that starts, stops or restarts servers or service processes of its

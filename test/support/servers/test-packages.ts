@@ -1,0 +1,22 @@
+import { spawnSync } from 'node:child_process';
+import { commandPackage, type SystemPackage } from '#local/provision/system-packages.ts';
+import { findPostgresBinaries } from '#local/store/postgres-binaries.ts';
+
+/** What `npm test` needs from the system's packages beside Node, Go and the npm dependencies. */
+export const TEST_PACKAGES: readonly SystemPackage[] = [
+  commandPackage('openjdk-17-jre-headless', 'java', 'running Kafka'),
+  commandPackage('maven', 'mvn', 'downloading the Kafka jars (once, then cached)'),
+  commandPackage('openssl', 'openssl', 'the certificates of the secured stack (test/secured/)'),
+  {
+    name: 'postgresql',
+    neededFor: "FerretDB's PostgreSQL backend",
+    present: () => findPostgresBinaries() !== null,
+  },
+  {
+    name: 'python3-venv',
+    neededFor: 'schemathesis and the manifest linters, each in a venv of its own',
+    present: (env) =>
+      spawnSync('python3', ['-c', 'import ensurepip, venv'], { env, timeout: 30_000 }).status === 0,
+  },
+  commandPackage('chromium', 'chromium', 'opening the HTML reports in a headless browser'),
+];
