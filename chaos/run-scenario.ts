@@ -29,7 +29,7 @@ import { isOutage, verdict } from './report/verdict.ts';
 import { GRAY_GATEWAYS, GRAY_WRITERS } from './scenarios/gray/steps.ts';
 import type { ChangingScenario, Target, VisibleScenario } from './scenarios/scenario.ts';
 import { clusterFacts, commandPartitioner } from './stack/cluster.ts';
-import { mountTmpfs } from './stack/data-on-tmpfs.ts';
+import { dataFolderOf, mountTmpfs } from './stack/data-on-tmpfs.ts';
 import { serviceFleet, type ServiceFleet } from './stack/fleet.ts';
 import { startGrayStack, type GrayLinks } from './stack/process-links.ts';
 
@@ -59,7 +59,7 @@ export async function runScenario(
   const tmpfs =
     scenario.gray || scenario.tmpfs === undefined
       ? undefined
-      : mountTmpfs(dir, scenario.tmpfs.folder, scenario.tmpfs.sizeMb);
+      : mountTmpfs(dataFolderOf(dir, scenario.tmpfs.folder, store), scenario.tmpfs.sizeMb);
   const { stack, links } = await (
     scenario.gray
       ? startGrayStack({ dir, store, brokers, writers: GRAY_WRITERS, gateways: GRAY_GATEWAYS })
@@ -150,10 +150,20 @@ export async function runScenario(
         changes.push({ name, at, doneAt: Date.now() });
       },
     };
-    if (!scenario.gray) await scenario.steps(context);
-    else if (links === undefined)
-      throw new Error(`${scenario.name} needs the processes' gray links`);
-    else await scenario.steps({ ...context, links });
+    try {
+      if (!scenario.gray) await scenario.steps(context);
+      else if (links === undefined)
+        throw new Error(`${scenario.name} needs the processes' gray links`);
+      else await scenario.steps({ ...context, links });
+    } catch (error) {
+      // A fault that did not take ends the run here; the load and the services end with it.
+      await traffic.stop();
+      stopProgress();
+      await probe?.stop();
+      await scraping?.stop();
+      await Promise.all(fleet.all().map((service) => service.stop()));
+      throw error;
+    }
     await sleep(scenario.gray ? AFTER_HEAL_MS : faultEveryMs);
     while (traffic.answers.length < minCreates) {
       progress.log(`chaos: ${String(traffic.answers.length)} creates so far…`);

@@ -2,9 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { storeDataFolder } from '#local/stack.ts';
 
-/** Which of the stack's data folders (`<dir>/mongo`, `<dir>/kafka`) a scenario fills. */
+/** Whose data a scenario fills: the store's or the broker's. */
 export type DataFolder = 'mongo' | 'kafka';
+
+/**
+ * Where the data of `folder` will be for a stack in `stackDir`: the broker's in `<dir>/kafka`, the
+ * store's wherever it really is (PostgreSQL's data moves to the system's temporary folder when
+ * its user cannot reach the stack's, as under a `mktemp -d` clone run as root).
+ */
+export function dataFolderOf(
+  stackDir: string,
+  folder: DataFolder,
+  store: 'sqlite' | 'postgresql' | undefined,
+): string {
+  return folder === 'kafka' ? join(stackDir, 'kafka') : storeDataFolder(stackDir, store);
+}
 
 /** A data folder on a filesystem of its own, so that filling it never fills the machine's disk. */
 export interface TmpfsData {
@@ -23,9 +37,8 @@ const BALLAST = 'chaos-ballast';
 /** Zeros written until the filesystem is full: in MiB, then in pages for what is left. */
 const CHUNKS = [1_048_576, 4_096];
 
-/** Mounts a tmpfs of `sizeMb` on `<stackDir>/<folder>`, before the stack puts its data there. */
-export function mountTmpfs(stackDir: string, folder: DataFolder, sizeMb: number): TmpfsData {
-  const dir = join(stackDir, folder);
+/** Mounts a tmpfs of `sizeMb` on `dir` (`dataFolderOf`), before the stack puts its data there. */
+export function mountTmpfs(dir: string, sizeMb: number): TmpfsData {
   if (process.getuid?.() !== 0)
     throw new TmpfsRefused(`mounting a tmpfs on ${dir} needs root; run the scenario as root`);
   mkdirSync(dir, { recursive: true });

@@ -6,7 +6,7 @@ import { startKafka, type KafkaServer } from './kafka/start-kafka.ts';
 import type { MongoServer, MongoServerOptions } from './store/mongo-server.ts';
 import { startMongod } from './store/mongod.ts';
 import { findPostgresBinaries } from './store/postgres-binaries.ts';
-import { startFerretDbOnPostgres } from './store/ferretdb-on-postgres.ts';
+import { postgresFolderOf, startFerretDbOnPostgres } from './store/ferretdb-on-postgres.ts';
 import { OPENSSL } from './provision/tools.ts';
 import { cacheRoot } from './provision/paths.ts';
 import { prepareSecurity, secureStack, type SecuredStack } from './secure-stack.ts';
@@ -161,9 +161,25 @@ export const SQLITE_WARNING =
   'apt-get install postgresql) for indexed reads.';
 
 function defaultStore(): 'sqlite' | 'postgresql' {
-  if (findPostgresBinaries() !== null) return 'postgresql';
-  console.warn(SQLITE_WARNING);
-  return 'sqlite';
+  const store = availableStore();
+  if (store === 'sqlite') console.warn(SQLITE_WARNING);
+  return store;
+}
+
+function availableStore(): 'sqlite' | 'postgresql' {
+  return findPostgresBinaries() === null ? 'sqlite' : 'postgresql';
+}
+
+/**
+ * The folder that will hold the store's data for a stack in `dir` started with `store`:
+ * PostgreSQL's when FerretDB runs on it, wherever the relocation for the `postgres` user puts it,
+ * else the store's own folder. A fault made on the store's disk is made there.
+ */
+export function storeDataFolder(dir: string, store?: 'sqlite' | 'postgresql'): string {
+  const storeDir = join(dir, 'mongo');
+  return findOnPath('mongod') === null && (store ?? availableStore()) === 'postgresql'
+    ? postgresFolderOf(storeDir)
+    : storeDir;
 }
 
 function toolsNeeded(cache: string, hasMongod: boolean): Tool[] {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VisibleScenario } from '../scenario.ts';
-import { diskFullTargets, FULL_FOR_MS } from './disk-full.ts';
+import { FaultNotMade } from '../fault-not-made.ts';
+import { assertFilled, diskFullTargets, FULL_FOR_MS } from './disk-full.ts';
 
 /** Big enough for the broker's topics and metadata at start, small enough to fill at once. */
 const TMPFS_MB = 256;
@@ -29,12 +30,14 @@ export const brokerDiskFull: VisibleScenario = {
     if (tmpfs === undefined) throw new Error('broker-disk-full needs the broker on a tmpfs');
     await change(FILL, async () => {
       await tmpfs.fill();
+      assertFilled(brokerDiskFull.name, tmpfs.dir);
       const shutDown = await Promise.race([
         stack.kafka.exited.then(() => true),
         sleep(SHUTDOWN_WITHIN_MS).then(() => false),
       ]);
       if (!shutDown)
-        throw new Error(
+        throw new FaultNotMade(
+          brokerDiskFull.name,
           `the broker still runs ${String(SHUTDOWN_WITHIN_MS / 1_000)} s after its disk filled`,
         );
     });

@@ -1,6 +1,10 @@
+import { statfsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient } from 'mongodb';
 import type { Answer } from '../../observe/traffic.ts';
 import { durationOf, largest, type Change } from '../../report/figures.ts';
 import { isOutage } from '../../report/verdict.ts';
+import { FaultNotMade } from '../fault-not-made.ts';
 import type { Target } from '../scenario.ts';
 import { seconds } from './targets.ts';
 
@@ -65,4 +69,56 @@ export function diskFullTargets(
         : 'no create answered 200 after it',
     },
   ];
+}
+
+/** The filesystem of `dir` has no byte left after the fill, or the scenario's fault did not take. */
+export function assertFilled(scenario: string, dir: string): void {
+  const { bavail, bsize } = statfsSync(dir);
+  if (bavail > 0)
+    throw new FaultNotMade(
+      scenario,
+      `${dir} still has ${String(bavail * bsize)} bytes free after the ballast filled it`,
+    );
+}
+
+/**
+ * How long inserts may still be stored once the store's disk is full: PostgreSQL writes into the
+ * WAL segment and the pages it already has until it needs a new one, which the load soon does.
+ */
+const REFUSED_WITHIN_MS = 30_000;
+/** Where the probe inserts go: not the plants, which the verdict reads. */
+const PROBE = { database: 'chaos_probe', collection: 'disk_full' };
+
+/**
+ * Inserts a document into the store of `uri` once a second until one is refused (or is not
+ * answered within 10 s); throws FaultNotMade when every insert is stored for `withinMs`: the
+ * store's data is not on the filesystem that was filled.
+ */
+export async function assertStoreRefusesInserts(
+  scenario: string,
+  uri: string,
+  filled: string,
+  withinMs = REFUSED_WITHIN_MS,
+): Promise<void> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 10_000 });
+  const probes = client.db(PROBE.database).collection(PROBE.collection);
+  const until = Date.now() + withinMs;
+  let stored = 0;
+  try {
+    while (Date.now() < until) {
+      const refused = await probes.insertOne({ at: new Date() }).then(
+        () => false,
+        () => true,
+      );
+      if (refused) return;
+      stored++;
+      await sleep(1_000);
+    }
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  throw new FaultNotMade(
+    scenario,
+    `the store stored all ${String(stored)} inserts in ${String(withinMs / 1_000)} s after ${filled} was filled: its data is not there`,
+  );
 }

@@ -1,5 +1,10 @@
 import type { VisibleScenario } from '../scenario.ts';
-import { diskFullTargets, FULL_FOR_MS } from './disk-full.ts';
+import {
+  assertFilled,
+  assertStoreRefusesInserts,
+  diskFullTargets,
+  FULL_FOR_MS,
+} from './disk-full.ts';
 
 /** Big enough for PostgreSQL's data and WAL at start, small enough to fill at once. */
 const TMPFS_MB = 256;
@@ -19,10 +24,12 @@ export const storeDiskFull: VisibleScenario = {
   tmpfs: { folder: 'mongo', sizeMb: TMPFS_MB },
   alerts: [{ alert: 'PlantStoreStoreRefusesWrites', before: FREE }],
 
-  async steps({ tmpfs, change }) {
+  async steps({ stack, tmpfs, change }) {
     if (tmpfs === undefined) throw new Error('store-disk-full needs the store on a tmpfs');
     await change(FILL, async () => {
       await tmpfs.fill();
+      assertFilled(storeDiskFull.name, tmpfs.dir);
+      await assertStoreRefusesInserts(storeDiskFull.name, stack.mongoUri, tmpfs.dir);
     });
     await change(FREE, () => tmpfs.free(), FULL_FOR_MS);
   },

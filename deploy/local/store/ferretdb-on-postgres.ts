@@ -16,7 +16,7 @@ export async function startFerretDbOnPostgres(
   options: MongoServerOptions,
 ): Promise<MongoServer> {
   const postgres = await startPostgres({
-    dir: reachableByServiceUser(join(options.dir, 'postgres')),
+    dir: postgresFolderOf(options.dir),
     port: await freePort(),
     logFile: join(dirname(options.logFile), 'postgres.log'),
   });
@@ -44,4 +44,9 @@ export async function startFerretDbOnPostgres(
     await postgres.stop();
     throw error;
   }
+}
+
+/** Where the PostgreSQL of a store in `storeDir` keeps its data: under it, or relocated. */
+export function postgresFolderOf(storeDir: string): string {
+  return reachableByServiceUser(join(storeDir, 'postgres'));
 }
