@@ -14,7 +14,7 @@ import { benchOptions, USAGE } from './options.ts';
 import { calibrate, calibrationLine } from './probes/calibration.ts';
 import type { VariantResult } from './report/results.ts';
 import { writeResults, anyRequestFailed } from './report/write-results.ts';
-import { storeReached } from './variants/distant-store.ts';
+import { storeReached } from '#local/faults/distant-store.ts';
 import { prepareVariants } from './variants/variants.ts';
 
 /** `npm run bench` with the flags `argv`: the run, its results written, its exit code set. */

@@ -15,6 +15,8 @@ export interface ChaosOptions {
   sessionTimeoutMs: number;
   store: 'sqlite' | 'postgresql' | undefined;
   secure: boolean;
+  /** Ms each way between the writers and the store (overload only; 0: none). */
+  storeDelayMs: number;
 }
 
 const NAMES = SCENARIOS.map(({ name }) => name).join(', ');
@@ -34,6 +36,8 @@ export const USAGE = `npm run chaos -- [flags]
   --session-timeout 2000  the writers' KAFKA_SESSION_TIMEOUT_MS (1000 or more)
   --store sqlite|postgresql  FerretDB's backend (PostgreSQL where installed)
   --secure              Kafka on SASL_SSL with ACLs, the store on TLS (not the gray scenarios)
+  --store-delay 0       overload: ms each way between the writer and the store, through a TCP
+                        proxy (a store in another zone; T is measured with it)
   --help                this text`;
 
 /** `npm run chaos` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
@@ -49,6 +53,7 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
       'session-timeout': { type: 'string', default: '2000' },
       store: { type: 'string' },
       secure: { type: 'boolean', default: false },
+      'store-delay': { type: 'string', default: '0' },
     },
   });
   if (flags === 'help') return 'help';
@@ -82,6 +87,15 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
   const { store } = values;
   if (store !== undefined && store !== 'sqlite' && store !== 'postgresql')
     throw new Error(`--store takes sqlite or postgresql; got "${store}"`);
+  const storeDelayMs = Number(values['store-delay']);
+  if (!/^\d+$/.test(values['store-delay']) || storeDelayMs > 10_000)
+    throw new Error(
+      `--store-delay takes milliseconds from 0 to 10000; got "${values['store-delay']}"`,
+    );
+  if (storeDelayMs > 0 && (scenario === 'gray' || scenario.overload !== true))
+    throw new Error(
+      `--store-delay runs with --scenario overload only; got --scenario ${values.scenario}`,
+    );
   return {
     scenario,
     brokers,
@@ -91,6 +105,7 @@ export function chaosOptions(args: string[]): ChaosOptions | 'help' {
     sessionTimeoutMs,
     store,
     secure: values.secure,
+    storeDelayMs,
   };
 }
 

@@ -7,6 +7,7 @@ import { stopOnSignal } from '#local/process/stop-on-signal.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices } from '#local/services.ts';
 import { startLocalStack } from '#local/stack.ts';
+import { storeReached } from '#local/faults/distant-store.ts';
 import { progressLine } from '#tooling/progress/progress-line.ts';
 import { storedPlants } from '../observe/stored-plants.ts';
 import { isConclusive, settle } from '../observe/traffic.ts';
@@ -46,9 +47,23 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
   const logDir = join(dir, 'logs');
   const token = `chaos-${randomBytes(12).toString('base64url')}`;
   const split = splitCores();
-  console.log(`chaos: scenario overload; starting Kafka and the store in ${dir}…`);
+  const away =
+    options.storeDelayMs === 0
+      ? ''
+      : `, the store ${String(options.storeDelayMs)} ms away each way`;
+  console.log(`chaos: scenario overload${away}; starting Kafka and the store in ${dir}…`);
   const stack = await startLocalStack({ dir, store: options.store, brokers: options.brokers });
-  stopOnSignal('the chaos run', () => stack.stop());
+  const store = await storeReached(stack.mongoUri, options.storeDelayMs, logDir).catch(
+    async (error: unknown) => {
+      await stack.stop();
+      throw error;
+    },
+  );
+  const stopStack = async () => {
+    await store.stop();
+    await stack.stop();
+  };
+  stopOnSignal('the chaos run', stopStack);
   try {
     const env = {
       ...process.env,
@@ -58,9 +73,11 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
       LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     };
+    const ofServices = await serviceConnections(stack);
+    const writerStore = store.reach(ofServices.writer.MONGODB_URI ?? stack.mongoUri);
     const services = await startServices({
       env,
-      connections: await serviceConnections(stack),
+      connections: { ...ofServices, writer: { ...ofServices.writer, MONGODB_URI: writerStore } },
       logDir,
       writers: 1,
       gateways: 1,
@@ -186,6 +203,6 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
     );
     return !failed;
   } finally {
-    await stack.stop();
+    await stopStack();
   }
 }

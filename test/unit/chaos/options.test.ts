@@ -32,6 +32,20 @@ describe('npm run chaos flags', () => {
     );
   });
 
+  it('When the overload scenario is asked for with --store-delay, then it runs with the store that far; any other scenario refuses it, and a delay that is not a number of ms is refused', () => {
+    expect(chaosOptions(['--scenario', 'overload', '--store-delay', '10'])).toMatchObject({
+      scenario: { name: 'overload' },
+      storeDelayMs: 10,
+    });
+    expect(chaosOptions([])).toMatchObject({ storeDelayMs: 0 });
+    expect(() => chaosOptions(['--scenario', 'mixed', '--store-delay', '10'])).toThrow(
+      '--store-delay runs with --scenario overload only; got --scenario mixed',
+    );
+    expect(() => chaosOptions(['--scenario', 'overload', '--store-delay', '1.5'])).toThrow(
+      '--store-delay takes milliseconds from 0 to 10000; got "1.5"',
+    );
+  });
+
   it('When a gray scenario is asked for with --secure, then the error says its links are plaintext', () => {
     expect(() => chaosOptions(['--scenario', 'writer-frozen', '--secure'])).toThrow(
       '--scenario writer-frozen puts proxies on plaintext links: it does not run with --secure',

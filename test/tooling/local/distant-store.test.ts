@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { storeReached } from '#bench/variants/distant-store.ts';
+import { storeReached } from '#local/faults/distant-store.ts';
 import {
   localServersUnavailable,
   temporaryDirectory,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { openStoreLink } from '#local/faults/gray-links.ts';
-import { provisionToxiproxy, startToxiproxy } from '#local/faults/toxiproxy.ts';
-import { cacheRoot } from '#local/provision/paths.ts';
+import { openStoreLink } from './gray-links.ts';
+import { provisionToxiproxy, startToxiproxy } from './toxiproxy.ts';
+import { cacheRoot } from '../provision/paths.ts';
 
 /** The store as the variants reach it. */
 export interface ReachedStore {
