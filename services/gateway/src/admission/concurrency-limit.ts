@@ -37,8 +37,8 @@ export interface ConcurrencyLimitOptions {
 /** Creates are judged by the fastest of each interval this long, as CoDel judges packets. */
 const INTERVAL_MS = 100;
 /**
- * A standing queue multiplies the limit by the target over the queueing the fastest create met,
- * once an interval, within these: a queue far beyond the target is cut fast, one near it by a tenth.
+ * A standing queue multiplies the limit by the queueing a create may meet over what the fastest
+ * met, once an interval, within these: a queue far beyond it is cut fast, one near it by a tenth.
  */
 const BACKOFF = { most: 0.9, least: 0.5 };
 /**
@@ -57,20 +57,22 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
  * queue does.
  *
  * The path's own latency (`pathLatencyMs`) is what the fastest creates take where this gateway
- * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered from a
- * shortcut, such as a writer's memory of a plant, does not set it). It is learned afresh from every
- * interval in which the limit is not crowded, or is at its floor (where admitting fewer would not
- * shorten any queue: what remains is the path's). While the limit is crowded above its floor it
- * only falls: a flood presents a standing queue from its first interval, and a path's latency
- * learned from it would take that queue as normal.
+ * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered
+ * from a shortcut, such as a writer's memory of a plant, does not set it). It is learned afresh
+ * from every interval in which the limit is not crowded, or is at its floor (where admitting fewer
+ * would not shorten any queue: what remains is the path's). While the limit is crowded above its
+ * floor it only falls: a flood presents a standing queue from its first interval, and a path's
+ * latency learned from it would take that queue as normal. A create may meet the target of
+ * queueing, or one path latency if that is longer (a writer that works in batches makes a create
+ * wait for the batch under way before its own).
  *
  * While the limit is crowded (half of it in use, or `crowdedAt` creates), an interval whose
- * fastest create met more queueing than the target multiplies it by the target over that queueing
- * (at most 0.9, at least 0.5: an interval with no answer halves it). While half is in use, each
- * create answered within the target raises it by one until the first decrease (a fast start), by
- * 1/limit after it (one per limit's worth of creates). While less than half is in use, an interval
- * without a queue brings it back towards where it started, by a tenth, a second at least after its
- * last move.
+ * fastest create met more queueing than it may multiplies the limit by what it may over what it
+ * met (at most 0.9, at least 0.5: an interval with no answer halves it). While half is in use,
+ * each create that met no more than it may raises the limit by one until the first decrease (a
+ * fast start), by 1/limit after it (one per limit's worth of creates). While less than half is in
+ * use, an interval without a queue brings it back towards where it started, by a tenth, a second
+ * at least after its last move.
  *
  * Under overload it settles where the queue creates meet is about the target: a gateway admits
  * about as many creates as it and the writers answer, and refuses the rest at once instead of
@@ -89,12 +91,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
   let fastestMs = Infinity;
   let lastFastestMs = Infinity;
   let pathLatencyMs: number | undefined;
-  /**
-   * The queueing a create met, beyond the path's own latency, over the queueing it may meet: the
-   * target, or the path's latency if that is longer (a writer that works in batches makes a
-   * create wait for the batch under way before its own, one more path latency without any standing
-   * queue). Above 1 it is late; unknown path: on time; unanswered: late.
-   */
+  /** The queueing a create met over what it may meet: above 1 late; path unknown: on time. */
   const lateness = (latencyMs: number) => {
     if (latencyMs === Infinity) return Infinity;
     const queueingMs = Math.max(0, latencyMs - (pathLatencyMs ?? latencyMs));
