@@ -59,12 +59,11 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
  * The path's own latency (`pathLatencyMs`) is what the fastest creates take where this gateway
  * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered
  * from a shortcut, such as a writer's memory of a plant, does not set it). It is learned afresh
- * from every interval in which the limit is not crowded, or is at its floor (where admitting fewer
- * would not shorten any queue: what remains is the path's). While the limit is crowded above its
- * floor it only falls: a flood presents a standing queue from its first interval, and a path's
- * latency learned from it would take that queue as normal. A create may meet the target of
- * queueing, or one path latency if that is longer (a writer that works in batches makes a create
- * wait for the batch under way before its own).
+ * from every interval in which the limit is not crowded. While it is crowded, it only falls: a
+ * flood presents a standing queue from its first interval, and a path's latency learned from it
+ * would take that queue as normal; so does a gateway whose own thread is saturated, even at the
+ * floor. A create may meet the target of queueing, or one path latency if that is longer (a
+ * writer that works in batches makes a create wait for the batch under way before its own).
  *
  * While the limit is crowded (half of it in use, or `crowdedAt` creates), an interval whose
  * fastest create met more queueing than it may multiplies the limit by what it may over what it
@@ -102,9 +101,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
     const observedMs = Math.max(fastestMs, lastFastestMs);
     if (observedMs !== Infinity)
       pathLatencyMs =
-        crowded && limit > min && pathLatencyMs !== undefined
-          ? Math.min(pathLatencyMs, observedMs)
-          : observedMs;
+        crowded && pathLatencyMs !== undefined ? Math.min(pathLatencyMs, observedMs) : observedMs;
     const late = lateness(fastestMs);
     if (crowded && late > 1) {
       const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, 1 / late));

@@ -121,12 +121,14 @@ describe('concurrencyLimit', () => {
     expect(limits).toEqual([250, 125, 62, 31]);
   });
 
-  it('When the path itself grows while the limit is crowded, then the limit falls to its floor, learns the path there and climbs back', () => {
+  it('When the path itself grows while the limit is crowded, then the limit falls to its floor and stays there, even crowded at the floor; once the load lightens it learns the path and climbs back', () => {
     const { limit, wave, learnPath } = limitWith({ initial: 200 });
     learnPath(10);
 
-    for (let round = 0; round < 6; round++) wave(limit.limit, 400);
-    expect([limit.limit, limit.pathLatencyMs]).toEqual([20, 400]);
+    for (let round = 0; round < 26; round++) wave(limit.limit, 400);
+    expect([limit.limit, limit.pathLatencyMs]).toEqual([20, 10]);
+    learnPath(400);
+    expect(limit.pathLatencyMs).toBe(400);
     for (let round = 0; round < 20; round++) wave(limit.limit, 400);
     expect(limit.limit).toBeGreaterThan(20);
   });
