@@ -89,7 +89,7 @@ export const GatewayConfig = Type.Object({
     minimum: 0,
     maximum: 60_000,
     description:
-      'The queueing creates may meet beyond the latency of their path without a queue (or that latency, if longer): when even the fastest of 100 ms met more, the gateway admits fewer at once (between 32 and MAX_IN_FLIGHT, from 1000); 0: always MAX_IN_FLIGHT',
+      'The latency creates may take, or twice that of their path without a queue if longer: when even the fastest of 100 ms took longer, the gateway admits fewer at once (between 32 and MAX_IN_FLIGHT, from 1000); 0: always MAX_IN_FLIGHT',
   }),
   MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
     default: 1_000,
@@ -149,7 +149,7 @@ export interface GatewaySettings extends HttpSettings {
   publishLingerMaxMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;
-  /** Creates queued longer than this beyond their path's latency lower how many are admitted at once (`concurrency-limit.ts`). */
+  /** Creates slower than this (or twice their path's latency) lower the admission limit. */
   createLatencyTargetMs: number;
   partitions: number;
   replyPartition: ReplyPartitionChoice;

@@ -24,9 +24,9 @@ export interface ConcurrencyLimitOptions {
   /** Where it starts, and where it returns to while there is no queue. */
   initial: number;
   /**
-   * The queueing a create may meet beyond the path's own latency: when even the fastest create
-   * of an interval met more, or none was answered, while the limit is crowded, it falls; 0: the
-   * limit is `max`.
+   * The latency a create may take, or twice the path's own latency if that is longer: when even
+   * the fastest create of an interval took longer, or none was answered, while the limit is
+   * crowded, it falls; 0: the limit is `max`.
    */
   latencyTargetMs: number;
   /** The limit is crowded with this many creates in flight, or with half of it if that is fewer. */
@@ -37,8 +37,8 @@ export interface ConcurrencyLimitOptions {
 /** Creates are judged by the fastest of each interval this long, as CoDel judges packets. */
 const INTERVAL_MS = 100;
 /**
- * A standing queue multiplies the limit by the queueing a create may meet over what the fastest
- * met, once an interval, within these: a queue far beyond it is cut fast, one near it by a tenth.
+ * A standing queue multiplies the limit by the latency a create may take over what the fastest
+ * took, once an interval, within these: a queue far beyond it is cut fast, one near it by a tenth.
  */
 const BACKOFF = { most: 0.9, least: 0.5 };
 /**
@@ -50,11 +50,16 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
 
 /**
  * An adaptive bound on creates in flight: additive increase, multiplicative decrease, as TCP
- * bounds its window, on the signal CoDel uses for a queue, measured against the path's own latency
- * as TCP Vegas measures against its base round trip. The signal is not one slow create (a pause of
+ * bounds its window, on the signal CoDel uses for a queue, judged against the path's own latency
+ * as TCP Vegas judges against its base round trip. The signal is not one slow create (a pause of
  * the store or of a garbage collector makes a burst of those at any load) but an interval of 100 ms
- * in which even the fastest create met more than the target of queueing, which only a standing
- * queue does.
+ * in which even the fastest create was late, which only a standing queue does.
+ *
+ * A create is late when it took longer than the target, or than twice the path's own latency if
+ * that is longer: a create may wait for the batch under way on its writer's lane before its own,
+ * one more path latency without any standing queue. Where the path is shorter than half the
+ * target (a store and a broker near by) the target alone decides; a store far away lengthens
+ * every create without lowering the limit.
  *
  * The path's own latency (`pathLatencyMs`) is what the fastest creates take where this gateway
  * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered
@@ -62,21 +67,19 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
  * from every interval in which the limit is not crowded. While it is crowded, it only falls: a
  * flood presents a standing queue from its first interval, and a path's latency learned from it
  * would take that queue as normal; so does a gateway whose own thread is saturated, even at the
- * floor. A create may meet the target of queueing, or one path latency if that is longer (a
- * writer that works in batches makes a create wait for the batch under way before its own).
+ * floor.
  *
  * While the limit is crowded (half of it in use, or `crowdedAt` creates), an interval whose
- * fastest create met more queueing than it may multiplies the limit by what it may over what it
- * met (at most 0.9, at least 0.5: an interval with no answer halves it). While half is in use,
- * each create that met no more than it may raises the limit by one until the first decrease (a
- * fast start), by 1/limit after it (one per limit's worth of creates). While less than half is in
- * use, an interval without a queue brings it back towards where it started, by a tenth, a second
- * at least after its last move.
+ * fastest create was late multiplies the limit by the latency it may take over the one it took
+ * (at most 0.9, at least 0.5: an interval with no answer halves it). While half is in use, each
+ * create in time raises the limit by one until the first decrease (a fast start), by 1/limit
+ * after it (one per limit's worth of creates). While less than half is in use, an interval
+ * without a queue brings it back towards where it started, by a tenth, a second at least after
+ * its last move.
  *
- * Under overload it settles where the queue creates meet is about the target: a gateway admits
- * about as many creates as it and the writers answer, and refuses the rest at once instead of
- * queueing them into timeouts; a distant store or broker lengthens every create without lowering
- * the limit. docs/decisions/0064-adaptive-admission.md tells why.
+ * Under overload it settles where creates take about what they may: a gateway admits about as
+ * many creates as it and the writers answer, and refuses the rest at once instead of queueing
+ * them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, crowdedAt, now = Date.now } = options;
@@ -90,12 +93,11 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
   let fastestMs = Infinity;
   let lastFastestMs = Infinity;
   let pathLatencyMs: number | undefined;
-  /** The queueing a create met over what it may meet: above 1 late; path unknown: on time. */
-  const lateness = (latencyMs: number) => {
-    if (latencyMs === Infinity) return Infinity;
-    const queueingMs = Math.max(0, latencyMs - (pathLatencyMs ?? latencyMs));
-    return queueingMs / Math.max(latencyTargetMs, pathLatencyMs ?? 0);
-  };
+  /** A create's latency over the most it may take: above 1 late; path unknown: on time. */
+  const lateness = (latencyMs: number) =>
+    pathLatencyMs === undefined && latencyMs !== Infinity
+      ? 0
+      : latencyMs / Math.max(latencyTargetMs, 2 * (pathLatencyMs ?? 0));
   const endInterval = (at: number, used: boolean) => {
     const crowded = used || inFlight >= crowdedAt;
     const observedMs = Math.max(fastestMs, lastFastestMs);

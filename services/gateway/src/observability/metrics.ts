@@ -54,7 +54,7 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
   }).set(bounds.maxEventLoopDelayMs / 1000);
   new Gauge({
     name: 'plant_store_gateway_admission_limit',
-    help: 'Creates the gateway admits at once now: lowered while creates meet a queue of more than CREATE_LATENCY_TARGET_MS beyond the path latency, at most MAX_IN_FLIGHT; beyond it 503',
+    help: 'Creates the gateway admits at once now: lowered while creates take longer than CREATE_LATENCY_TARGET_MS (or twice the path latency), at most MAX_IN_FLIGHT; beyond it 503',
     registers,
     collect() {
       this.set(gauges.admitted());

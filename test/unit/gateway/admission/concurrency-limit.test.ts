@@ -73,7 +73,7 @@ describe('concurrencyLimit', () => {
     expect(limit.pathLatencyMs).toBe(30);
   });
 
-  it('When even the fastest create of an interval met more queueing than the target while half the limit is in use, then it falls by the target over that queueing, by a tenth at least and by half at most, not below the minimum', () => {
+  it('When even the fastest create of an interval took longer than the target (on a path shorter than half of it) while half the limit is in use, then it falls by the target over that latency, by a tenth at least and by half at most, not below the minimum', () => {
     const fallsTo = (latencyMs: number, min = 20) => {
       const { limit, wave, learnPath } = limitWith({ min });
       learnPath(10);
@@ -81,7 +81,7 @@ describe('concurrencyLimit', () => {
       return limit.limit;
     };
 
-    expect([fallsTo(115), fallsTo(135), fallsTo(1_010), fallsTo(1_010, 60)]).toEqual([
+    expect([fallsTo(105), fallsTo(125), fallsTo(1_000), fallsTo(1_000, 60)]).toEqual([
       90, 80, 50, 60,
     ]);
   });
@@ -100,12 +100,12 @@ describe('concurrencyLimit', () => {
     expect(limit.limit).toBe(100);
   });
 
-  it('When a queue stands on a far path, then the limit falls by the path latency (the longer of it and the target) over the queueing beyond it', () => {
+  it('When a queue stands on a far path, then the limit falls by twice the path latency (longer than the target) over the fastest latency', () => {
     const { limit, wave, learnPath } = limitWith();
     learnPath(250);
 
     wave(60, 600);
-    expect(limit.limit).toBe(71);
+    expect(limit.limit).toBe(83);
   });
 
   it('When a flood stands from its first interval, then the crowded intervals do not teach the path latency and the limit keeps falling', () => {
@@ -142,14 +142,14 @@ describe('concurrencyLimit', () => {
     expect([slow.limit.limit, silent.limit.limit]).toEqual([107, 50]);
   });
 
-  it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest met more queueing than the target, then it falls; below crowdedAt it does not', () => {
+  it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest took longer than the target, then it falls; below crowdedAt it does not', () => {
     const crowded = limitWith({ initial: 500, crowdedAt: 60 });
     const uncrowded = limitWith({ initial: 500, crowdedAt: 61 });
     crowded.learnPath(10);
     uncrowded.learnPath(10);
 
-    crowded.wave(60, 1_010);
-    uncrowded.wave(60, 1_010);
+    crowded.wave(60, 1_000);
+    uncrowded.wave(60, 1_000);
     expect([crowded.limit.limit, uncrowded.limit.limit]).toEqual([250, 500]);
   });
 
@@ -176,7 +176,7 @@ describe('concurrencyLimit', () => {
   it('When creates are answered in time after a decrease, then the limit grows by one per limit of them', () => {
     const { limit, wave, learnPath } = limitWith();
     learnPath(10);
-    wave(60, 115);
+    wave(60, 105);
     // The limit kept full: each create that leaves makes room for the next.
     const inFlight = Array.from({ length: 90 }, () => limit.enter());
 
@@ -195,8 +195,8 @@ describe('concurrencyLimit', () => {
   it('When the limit is mostly unused and creates meet no queue, then it returns to where it started by a tenth, a second at least after its last move', () => {
     const { limit, wave, learnPath } = limitWith();
     learnPath(10);
-    wave(60, 115);
-    wave(50, 115);
+    wave(60, 105);
+    wave(50, 105);
     const limits = [limit.limit];
 
     for (let second = 0; second < 3; second++) {
