@@ -1,4 +1,5 @@
 import type { ProgressLine } from '#tooling/progress/progress-line.ts';
+import type { ReachedStore } from '#local/faults/distant-store.ts';
 import type { LocalStack } from '#local/stack.ts';
 import type { Calibration } from './probes/calibration.ts';
 import type { IdRanges } from './closed-loop/id-ranges.ts';
@@ -8,8 +9,8 @@ import type { BenchOptions } from './options.ts';
 export interface BenchRun {
   options: BenchOptions;
   stack: LocalStack;
-  /** A store URI as the variants reach it: as it is, or through `--store-delay`'s proxy. */
-  reachStore: (uri: string) => string;
+  /** The stack's store as the variants reach it: as it is, or through `--store-delay`'s proxy. */
+  store: ReachedStore;
   /** Names the run's folder and its result files. */
   startedAt: string;
   /** The run's folder: the stack's data, `logs/` and `profiles/`. */

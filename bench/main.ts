@@ -38,23 +38,14 @@ export async function main(argv: string[]): Promise<void> {
     brokers: options.brokers,
   });
   const logDir = join(dir, 'logs');
-  const store = await storeReached(stack.mongoUri, options.storeDelayMs, logDir).catch(
-    async (error: unknown) => {
-      await stack.stop();
-      throw error;
-    },
-  );
-  const stop = async () => {
-    await store.stop();
-    await stack.stop();
-  };
+  const store = await storeReached(stack, options.storeDelayMs, logDir);
   // The services die with this process (SIGKILL on exit); the servers are stopped in order.
-  stopOnSignal('the benchmark', stop);
+  stopOnSignal('the benchmark', store.stop);
   try {
     const run: BenchRun = {
       options,
       stack,
-      reachStore: store.reach,
+      store,
       startedAt,
       dir,
       logDir,
@@ -71,7 +62,7 @@ export async function main(argv: string[]): Promise<void> {
     await writeResults(run, results);
     process.exitCode = anyRequestFailed(results) ? EXIT_CODES.failed : EXIT_CODES.ok;
   } finally {
-    await stop();
+    await store.stop();
   }
 }
 

@@ -1,7 +1,6 @@
 import { startNodeService } from '#local/process/node-service.ts';
 import { freePort } from '#local/provision/ports.ts';
 import { httpIsReady } from '#local/process/http-ready.ts';
-import { serviceConnections } from '#local/secure-stack.ts';
 import type { ServerProcess } from '#local/process/server-process.ts';
 import { startServices } from '#local/services.ts';
 import { waitUntilReady } from '#local/process/wait-until-ready.ts';
@@ -26,26 +25,21 @@ export async function startVariant(
   variant: Variant,
   extraEnv: NodeJS.ProcessEnv,
 ): Promise<StartedVariant> {
-  const { options, stack, logDir, reachStore } = run;
+  const { options, stack, logDir, store } = run;
   const env = {
     ...process.env,
     ...extraEnv,
     AUTH_TOKENS: run.token,
-    MONGODB_URI: reachStore(stack.mongoUri),
+    MONGODB_URI: store.reach(stack.mongoUri),
     KAFKA_PARTITIONS: String(options.partitions),
     LOG_LEVEL: options.logLevel,
   };
   const counts = { writers: options.writers, gateways: options.gateways };
   if (variant === 'nestjs') return startNestjs(nestjsOptions(run), env, counts);
   if (variant === 'e2e') {
-    const connections = await serviceConnections(stack);
-    const writerStore = connections.writer.MONGODB_URI ?? stack.mongoUri;
     const { writers, gateways, urls } = await startServices({
       env,
-      connections: {
-        ...connections,
-        writer: { ...connections.writer, MONGODB_URI: reachStore(writerStore) },
-      },
+      connections: await store.connections(),
       logDir,
       ...counts,
     });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { provisionVegeta } from '#local/load/vegeta.ts';
 import { cacheRoot, stateRoot } from '#local/provision/paths.ts';
 import { stopOnSignal } from '#local/process/stop-on-signal.ts';
-import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices } from '#local/services.ts';
 import { startLocalStack } from '#local/stack.ts';
 import { storeReached } from '#local/faults/distant-store.ts';
@@ -53,17 +52,8 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
       : `, the store ${String(options.storeDelayMs)} ms away each way`;
   console.log(`chaos: scenario overload${away}; starting Kafka and the store in ${dir}…`);
   const stack = await startLocalStack({ dir, store: options.store, brokers: options.brokers });
-  const store = await storeReached(stack.mongoUri, options.storeDelayMs, logDir).catch(
-    async (error: unknown) => {
-      await stack.stop();
-      throw error;
-    },
-  );
-  const stopStack = async () => {
-    await store.stop();
-    await stack.stop();
-  };
-  stopOnSignal('the chaos run', stopStack);
+  const store = await storeReached(stack, options.storeDelayMs, logDir);
+  stopOnSignal('the chaos run', store.stop);
   try {
     const env = {
       ...process.env,
@@ -73,11 +63,9 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
       LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     };
-    const ofServices = await serviceConnections(stack);
-    const writerStore = store.reach(ofServices.writer.MONGODB_URI ?? stack.mongoUri);
     const services = await startServices({
       env,
-      connections: { ...ofServices, writer: { ...ofServices.writer, MONGODB_URI: writerStore } },
+      connections: await store.connections(),
       logDir,
       writers: 1,
       gateways: 1,
@@ -203,6 +191,6 @@ export async function runOverload(options: ChaosOptions): Promise<boolean> {
     );
     return !failed;
   } finally {
-    await stopStack();
+    await store.stop();
   }
 }

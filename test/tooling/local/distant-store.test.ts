@@ -6,10 +6,25 @@ import {
   temporaryDirectory,
 } from '../../support/servers/local-servers.ts';
 
-describe.skipIf(localServersUnavailable)('npm run bench -- --store-delay', () => {
+/** A stack of the tests' store, counting its stops. */
+function aStack(mongoUri: string) {
+  const stack = {
+    kafkaBrokers: inject('kafkaBrokers'),
+    mongoUri,
+    stops: 0,
+    stop: () => {
+      stack.stops++;
+      return Promise.resolve();
+    },
+  };
+  return stack;
+}
+
+describe.skipIf(localServersUnavailable)('--store-delay (npm run bench, npm run chaos)', () => {
   it('When the store is 25 ms away each way, then a round trip to it through the URI the variants get takes 50 ms at least, and a principal’s URI keeps its credentials and options', async () => {
     const storeUri = inject('mongoUri');
-    const store = await storeReached(storeUri, 25, await temporaryDirectory());
+    const stack = aStack(storeUri);
+    const store = await storeReached(stack, 25, await temporaryDirectory());
     onTestFinished(() => store.stop());
     const client = await new MongoClient(store.reach(storeUri)).connect();
     onTestFinished(() => client.close());
@@ -32,11 +47,20 @@ describe.skipIf(localServersUnavailable)('npm run bench -- --store-delay', () =>
       directConnection: 'true',
     });
     expect(principal.host).toBe(new URL(store.reach(storeUri)).host);
+    const { writer, gateway } = await store.connections();
+    expect([writer.MONGODB_URI, gateway.MONGODB_URI]).toEqual([store.reach(storeUri), storeUri]);
+    await store.stop();
+    expect(stack.stops).toBe(1);
   });
 
   it('When there is no delay, then the variants get the store’s URI as it is', async () => {
-    const store = await storeReached('mongodb://127.0.0.1:27017/', 0, await temporaryDirectory());
+    const store = await storeReached(
+      aStack('mongodb://127.0.0.1:27017/'),
+      0,
+      await temporaryDirectory(),
+    );
 
     expect(store.reach('mongodb://127.0.0.1:27017/')).toBe('mongodb://127.0.0.1:27017/');
+    expect((await store.connections()).writer.MONGODB_URI).toBe('mongodb://127.0.0.1:27017/');
   });
 });
