@@ -1,8 +1,7 @@
 import type { TestProject } from 'vitest/node';
-import { aptInstaller, provisionPackages } from '#local/provision/system-packages.ts';
 import { selectServers } from './support/servers/select-servers.ts';
 import type { TestServers } from './support/servers/test-servers.ts';
-import { TEST_PACKAGES } from './support/servers/test-packages.ts';
+import { provisionTestPackages } from './support/servers/test-packages.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,7 +25,7 @@ const shared = process as NodeJS.Process & { plantStoreTestServers?: SharedServe
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const first = shared.plantStoreTestServers === undefined;
   // Before any server and any test: a missing package stops the run here, named, or is installed.
-  if (first) provisionPackages(TEST_PACKAGES, aptInstaller());
+  provisionTestPackages();
   const entry = (shared.plantStoreTestServers ??= { servers: selectServers(), users: 0 });
   entry.users += 1;
   const servers = await entry.servers;

@@ -6,9 +6,8 @@ import { startServices, type Services } from '#local/services.ts';
 import { startLocalStack, type LocalStack } from '#local/stack.ts';
 import type { KafkaConnection } from '#shared/kafka-connection.ts';
 import { TOKEN } from '../support/clients/token.ts';
-import { aptInstaller, provisionPackages } from '#local/provision/system-packages.ts';
 import { securedStackLacks } from '../support/servers/local-servers.ts';
-import { TEST_PACKAGES } from '../support/servers/test-packages.ts';
+import { provisionTestPackages } from '../support/servers/test-packages.ts';
 
 export interface SecuredStackContext {
   /** The stack's `--dir`: `ca.pem` and the principals' `.env` files. */
@@ -32,7 +31,7 @@ declare module 'vitest' {
  * project's tests.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  provisionPackages(TEST_PACKAGES, aptInstaller());
+  provisionTestPackages();
   if (securedStackLacks() !== null) {
     project.provide('securedStack', null);
     return () => Promise.resolve();
