@@ -14,12 +14,12 @@ export function commandPackage(name: string, command: string, neededFor: string)
   return { name, neededFor, present: (env) => findOnPath(command, env) !== null };
 }
 
-/** How packages are installed here: as root where apt-get is; null where the user must. */
+/** How packages are installed here (what it installed is checked after it). */
 export interface Installer {
-  install(names: readonly string[]): boolean;
+  install(names: readonly string[]): void;
 }
 
-export class MissingPackagesError extends Error {
+class MissingPackagesError extends Error {
   constructor(missing: readonly SystemPackage[]) {
     const names = missing.map(({ name }) => name).join(' ');
     super(
@@ -42,7 +42,9 @@ export function aptInstaller(env: NodeJS.ProcessEnv = process.env): Installer | 
       env: { ...env, DEBIAN_FRONTEND: 'noninteractive' },
     }).status === 0;
   return {
-    install: (names) => apt(['update', '-q']) && apt(['install', '-y', '-q', ...names]),
+    install: (names) => {
+      if (apt(['update', '-q'])) apt(['install', '-y', '-q', ...names]);
+    },
   };
 }
 

@@ -17,7 +17,6 @@ function machine(installed: string[], installs = true) {
     install(names) {
       asked.push([...names]);
       if (installs) installed.push(...names);
-      return installs;
     },
   };
   return { packages, installer, asked };
