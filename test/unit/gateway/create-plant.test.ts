@@ -18,6 +18,7 @@ function createOver(
     initial: 10,
     latencyTargetMs: 0,
     crowdedAt: 10,
+    quietBelow: 1,
   }),
 ) {
   const waiter = replyWaiter();
@@ -112,6 +113,7 @@ describe('createPlantOverKafka', () => {
       initial: 2,
       latencyTargetMs: 0,
       crowdedAt: 2,
+      quietBelow: 1,
     });
     const published: CreateCommand[] = [];
     const { create, waiter } = createOver((command) => {

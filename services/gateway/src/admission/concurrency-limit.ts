@@ -4,7 +4,7 @@ export interface ConcurrencyLimit {
   readonly inFlight: number;
   /**
    * The latency the limit takes as the path's own, without a queue (the store's and the broker's
-   * distance, the writers' batching): undefined until two intervals have been answered.
+   * distance, the writers' batching): undefined until two creates have met a quiet path.
    */
   readonly pathLatencyMs: number | undefined;
   /** Whether one more create would be admitted now: the check made before a body is read. */
@@ -31,6 +31,8 @@ export interface ConcurrencyLimitOptions {
   latencyTargetMs: number;
   /** The limit is crowded with this many creates in flight, or with half of it if that is fewer. */
   crowdedAt: number;
+  /** A create admitted while fewer than this many are in flight meets a quiet path. */
+  quietBelow: number;
   now?: () => number;
 }
 
@@ -47,6 +49,12 @@ const BACKOFF = { most: 0.9, least: 0.5 };
  * back within a second let the next pause of the store or the broker queue hundreds of creates.
  */
 const RECOVERY = { factor: 1.1, everyMs: 1_000 };
+/**
+ * The path latency is the lowest of quiet creates over the last 5 to 10 s, in two halves of this,
+ * as BBR keeps its lowest round trip over 10 s: long enough to outlast a flood's seconds, short
+ * enough to follow a store that moved.
+ */
+const PATH_MEMORY_MS = 5_000;
 
 /**
  * An adaptive bound on creates in flight: additive increase, multiplicative decrease, as TCP
@@ -59,15 +67,18 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
  * that is longer: a create may wait for the batch under way on its writer's lane before its own,
  * one more path latency without any standing queue. Where the path is shorter than half the
  * target (a store and a broker near by) the target alone decides; a store far away lengthens
- * every create without lowering the limit.
+ * every create without lowering the limit. Until the path is known, only an interval without an
+ * answer is late: the first creates into an idle gateway meet a quiet path, so that is a round
+ * trip or two.
  *
- * The path's own latency (`pathLatencyMs`) is what the fastest creates take where this gateway
- * makes no queue: the slower of two consecutive intervals' fastest (so that one create answered
- * from a shortcut, such as a writer's memory of a plant, does not set it). It is learned afresh
- * from every interval in which the limit is not crowded. While it is crowded, it only falls: a
- * flood presents a standing queue from its first interval, and a path's latency learned from it
- * would take that queue as normal; so does a gateway whose own thread is saturated, even at the
- * floor.
+ * The path's own latency (`pathLatencyMs`) is learned only from creates that met a quiet path:
+ * admitted while fewer than `quietBelow` were in flight, so that none of this gateway's queue
+ * stood before them. A closed loop or a flood keeps the limit busy and teaches nothing, however
+ * long it lasts: the latency it meets may be a queue as well as distance, and only a create sent
+ * into an empty path tells the two apart. Each quiet create gives the slower of itself and the
+ * quiet create before it (so that one answered from a shortcut, such as a writer's memory of a
+ * plant, does not set it), and the path latency is the lowest of those over the last 5 to 10 s,
+ * kept as it is while no create meets a quiet path.
  *
  * While the limit is crowded (half of it in use, or `crowdedAt` creates), an interval whose
  * fastest create was late multiplies the limit by the latency it may take over the one it took
@@ -82,7 +93,7 @@ const RECOVERY = { factor: 1.1, everyMs: 1_000 };
  * them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
-  const { max, latencyTargetMs, crowdedAt, now = Date.now } = options;
+  const { max, latencyTargetMs, crowdedAt, quietBelow, now = Date.now } = options;
   const min = Math.min(options.min, max);
   const initial = Math.min(max, Math.max(min, options.initial));
   let limit = latencyTargetMs === 0 ? max : initial;
@@ -91,21 +102,15 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
   let intervalStartedAt = now();
   let movedAt = -Infinity;
   let fastestMs = Infinity;
-  let lastFastestMs = Infinity;
-  let pathLatencyMs: number | undefined;
+  const path = quietPathLatency();
   /** A create's latency over the most it may take: above 1 late; path unknown: on time. */
   const lateness = (latencyMs: number) =>
-    pathLatencyMs === undefined && latencyMs !== Infinity
+    path.latencyMs === undefined && latencyMs !== Infinity
       ? 0
-      : latencyMs / Math.max(latencyTargetMs, 2 * (pathLatencyMs ?? 0));
+      : latencyMs / Math.max(latencyTargetMs, 2 * (path.latencyMs ?? 0));
   const endInterval = (at: number, used: boolean) => {
-    const crowded = used || inFlight >= crowdedAt;
-    const observedMs = Math.max(fastestMs, lastFastestMs);
-    if (observedMs !== Infinity)
-      pathLatencyMs =
-        crowded && pathLatencyMs !== undefined ? Math.min(pathLatencyMs, observedMs) : observedMs;
     const late = lateness(fastestMs);
-    if (crowded && late > 1) {
+    if ((used || inFlight >= crowdedAt) && late > 1) {
       const factor = Math.min(BACKOFF.most, Math.max(BACKOFF.least, 1 / late));
       limit = Math.max(min, limit * factor);
       decreased = true;
@@ -115,13 +120,13 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
       movedAt = at;
     }
     intervalStartedAt = at;
-    lastFastestMs = fastestMs;
     fastestMs = Infinity;
   };
-  const learn = (enteredAt: number, answered: boolean) => {
+  const learn = (enteredAt: number, quiet: boolean, answered: boolean) => {
     if (latencyTargetMs === 0) return;
     const at = now();
     const latencyMs = answered ? at - enteredAt : Infinity;
+    if (quiet) path.observe(at, latencyMs);
     const used = inFlight * 2 >= limit;
     fastestMs = Math.min(fastestMs, latencyMs);
     if (at - intervalStartedAt >= INTERVAL_MS) endInterval(at, used);
@@ -137,20 +142,51 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
       return inFlight;
     },
     get pathLatencyMs() {
-      return pathLatencyMs;
+      return path.latencyMs;
     },
     hasRoom,
     enter() {
       if (!hasRoom()) return undefined;
+      const quiet = inFlight < quietBelow;
       inFlight++;
       const enteredAt = now();
       let left = false;
       return (answered) => {
         if (left) return;
         left = true;
-        learn(enteredAt, answered);
+        learn(enteredAt, quiet, answered);
         inFlight--;
       };
+    },
+  };
+}
+
+/**
+ * The lowest of the quiet creates' latencies (each the slower of two consecutive) over the last
+ * PATH_MEMORY_MS to twice it: a windowed minimum in two halves, which moves only when a quiet
+ * create is answered.
+ */
+function quietPathLatency() {
+  let lastMs = Infinity;
+  let halfStartedAt = -Infinity;
+  let halfLowestMs = Infinity;
+  let previousHalfLowestMs = Infinity;
+  let latencyMs: number | undefined;
+  return {
+    get latencyMs() {
+      return latencyMs;
+    },
+    observe(at: number, quietMs: number) {
+      const sampleMs = Math.max(quietMs, lastMs);
+      lastMs = quietMs;
+      if (sampleMs === Infinity) return;
+      if (at - halfStartedAt >= PATH_MEMORY_MS) {
+        previousHalfLowestMs = at - halfStartedAt < 2 * PATH_MEMORY_MS ? halfLowestMs : Infinity;
+        halfLowestMs = Infinity;
+        halfStartedAt = at;
+      }
+      halfLowestMs = Math.min(halfLowestMs, sampleMs);
+      latencyMs = Math.min(halfLowestMs, previousHalfLowestMs);
     },
   };
 }
@@ -171,6 +207,11 @@ const CROWDED_AT = 2 * FLOOR;
  * at a few thousand creates a second, which a gateway rides out without refusing any.
  */
 const INITIAL = 1_000;
+/**
+ * A create admitted while fewer are in flight meets no queue of this gateway's worth the name: a
+ * quarter of the floor, the first of any burst into an empty path.
+ */
+const QUIET_BELOW = FLOOR / 4;
 
 /** The gateway's bound on creates waiting for writers, from MAX_IN_FLIGHT and the latency target. */
 export function createAdmission(settings: {
@@ -182,6 +223,7 @@ export function createAdmission(settings: {
     min: FLOOR,
     initial: INITIAL,
     crowdedAt: CROWDED_AT,
+    quietBelow: QUIET_BELOW,
     latencyTargetMs: settings.createLatencyTargetMs,
   });
 }

@@ -10,6 +10,7 @@ function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}
     initial: 100,
     latencyTargetMs: 100,
     crowdedAt: 1_000,
+    quietBelow: 1,
     ...options,
     now: () => now,
   });
@@ -22,9 +23,10 @@ function limitWith(options: Partial<Parameters<typeof concurrencyLimit>[0]> = {}
   const pass = (ms: number) => {
     now += ms;
   };
-  /** One create at a time, each taking `latencyMs`, for three intervals: the path without a queue. */
+  /** One create at a time, each taking `latencyMs`, for three intervals and three creates at least: creates on a quiet path. */
   const learnPath = (latencyMs: number) => {
-    for (let elapsed = 0; elapsed < 300; elapsed += latencyMs) wave(1, latencyMs);
+    for (let elapsed = 0; elapsed < Math.max(300, 3 * latencyMs); elapsed += latencyMs)
+      wave(1, latencyMs);
   };
   return { limit, wave, pass, learnPath };
 }
@@ -59,18 +61,33 @@ describe('concurrencyLimit', () => {
     expect(limit.limit).toBe(10);
   });
 
-  it('When creates without a queue of this gateway have been answered, then the path latency is the slower of two consecutive intervals’ fastest', () => {
-    const { limit, wave, learnPath } = limitWith();
+  it('When creates meet a quiet path, then the path latency is the lowest over the last 5 to 10 s of the slower of each two consecutive, so that one shortcut does not set it', () => {
+    const { limit, wave, pass, learnPath } = limitWith();
     expect(limit.pathLatencyMs).toBeUndefined();
 
     learnPath(10);
     expect(limit.pathLatencyMs).toBe(10);
     learnPath(30);
+    expect(limit.pathLatencyMs).toBe(10);
+    pass(10_000);
+    learnPath(30);
     expect(limit.pathLatencyMs).toBe(30);
-    wave(2, 100);
-    wave(2, 5);
-    wave(2, 100);
+    for (const latencyMs of [30, 2, 30]) wave(1, latencyMs);
     expect(limit.pathLatencyMs).toBe(30);
+  });
+
+  it('When creates are admitted while quietBelow or more are in flight, then they teach the path latency nothing, however long they last; below it they do', () => {
+    const busy = limitWith({ quietBelow: 3 });
+    const quiet = limitWith({ quietBelow: 3 });
+    const held = [busy.limit.enter(), busy.limit.enter(), busy.limit.enter(), quiet.limit.enter()];
+    quiet.limit.enter();
+
+    for (let round = 0; round < 200; round++) {
+      busy.wave(1, 50);
+      quiet.wave(1, 50);
+    }
+    expect([busy.limit.pathLatencyMs, quiet.limit.pathLatencyMs]).toEqual([undefined, 50]);
+    expect(held).toHaveLength(4);
   });
 
   it('When even the fastest create of an interval took longer than the target (on a path shorter than half of it) while half the limit is in use, then it falls by the target over that latency, by a tenth at least and by half at most, not below the minimum', () => {
@@ -87,14 +104,15 @@ describe('concurrencyLimit', () => {
   });
 
   it('When the path is far and creates meet no queue but a batch under way (up to one path latency more), then a crowded limit never falls, and one cut earlier climbs back', () => {
-    const { limit, wave, learnPath } = limitWith();
+    const { limit, wave, pass, learnPath } = limitWith();
     learnPath(10);
     wave(60, 260);
     expect(limit.limit).toBe(50);
 
+    pass(10_000);
     learnPath(250);
-    for (let round = 0; round < 40; round++) wave(limit.limit, 260 + (round % 3) * 110);
     expect(limit.pathLatencyMs).toBe(250);
+    for (let round = 0; round < 40; round++) wave(limit.limit, 260 + (round % 3) * 110);
     expect(limit.limit).toBeGreaterThan(50);
     for (let round = 0; round < 200; round++) wave(2, 260);
     expect(limit.limit).toBe(100);
@@ -121,25 +139,48 @@ describe('concurrencyLimit', () => {
     expect(limits).toEqual([250, 125, 62, 31]);
   });
 
+  it('When a closed loop keeps the path busy from its first creates, then the path latency is what those first creates met, and the queue standing behind them is cut', () => {
+    const { limit, pass } = limitWith({ quietBelow: 2 });
+    const first = [limit.enter(), limit.enter()];
+    let waiting = Array.from({ length: 58 }, () => limit.enter());
+    pass(10);
+    for (const leave of first) leave?.(true);
+
+    for (let round = 0; round < 10; round++) {
+      const next = Array.from({ length: 60 }, () => limit.enter());
+      pass(300);
+      for (const leave of waiting) leave?.(true);
+      waiting = next;
+    }
+    expect(limit.pathLatencyMs).toBe(10);
+    expect(limit.limit).toBeLessThan(40);
+  });
+
   it('When the path itself grows while the limit is crowded, then the limit falls to its floor and stays there, even crowded at the floor; once the load lightens it learns the path and climbs back', () => {
     const { limit, wave, learnPath } = limitWith({ initial: 200 });
     learnPath(10);
+    const leaveBusy = limit.enter();
 
     for (let round = 0; round < 26; round++) wave(limit.limit, 400);
     expect([limit.limit, limit.pathLatencyMs]).toEqual([20, 10]);
+    leaveBusy?.(false);
     learnPath(400);
     expect(limit.pathLatencyMs).toBe(400);
     for (let round = 0; round < 20; round++) wave(limit.limit, 400);
     expect(limit.limit).toBeGreaterThan(20);
   });
 
-  it('Before the path latency is known, then crowded slow creates count as met no queue (they raise the limit while half is used), and an interval with no answer halves it', () => {
+  it('Before two creates have met a quiet path, then crowded slow creates count as in time (they raise the limit while half is used), and an interval with no answer halves it', () => {
     const slow = limitWith();
     const silent = limitWith();
 
     slow.wave(60, 1_000);
     silent.wave(60, 1_000, false);
-    expect([slow.limit.limit, silent.limit.limit]).toEqual([107, 50]);
+    expect([slow.limit.limit, silent.limit.limit, slow.limit.pathLatencyMs]).toEqual([
+      107,
+      50,
+      undefined,
+    ]);
   });
 
   it('When fewer than half the limit but at least crowdedAt creates are in flight and even the fastest took longer than the target, then it falls; below crowdedAt it does not', () => {
