@@ -15,6 +15,11 @@ export interface LoadResult {
   non2xx: number;
   /** Requests without an answer: connection errors and timeouts. */
   errors: number;
+  /**
+   * The non-2xx answers by status, and `no answer` for the errors (absent from reports written
+   * before they were kept).
+   */
+  failures?: Record<string, number>;
   /** Each second of the load (absent from reports written before it was kept). */
   perSecond?: LoadSecond[];
   /** The latency distribution of the 2xx answers: ms at each of `DISTRIBUTION` (absent before). */
@@ -215,8 +220,23 @@ async function runEachGateway(
     non2xx: sum((result) => result.non2xx),
     // autocannon counts a timeout among its errors too.
     errors: sum((result) => result.errors),
+    failures: failuresOf(runs.map(({ result }) => result)),
     distribution: DISTRIBUTION.map((p) => percentile(latencies, p)),
   };
+}
+
+/** Non-2xx answers by status over `results`, and `no answer` for their errors; none: empty. */
+export function failuresOf(results: readonly autocannon.Result[]): Record<string, number> {
+  const failures: Record<string, number> = {};
+  const add = (key: string, count: number) => {
+    if (count > 0) failures[key] = (failures[key] ?? 0) + count;
+  };
+  for (const result of results) {
+    for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {}))
+      if (!status.startsWith('2')) add(status, count);
+    add('no answer', result.errors);
+  }
+  return failures;
 }
 
 /** The body of every plant the benchmark creates, or preloads: a retry of it answers 200. */

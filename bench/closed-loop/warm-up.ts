@@ -8,10 +8,12 @@ import {
 } from './load.ts';
 import { sampleProcesses, type SampledProcess } from '../probes/process-stats.ts';
 
-/** One step of a warm-up: what a create cost and how long the slowest took. */
+/** One step of a warm-up: what a create cost, how long the slowest took, and what failed. */
 export interface WarmUpStep {
   cpuUsPerCreate: number;
   p99Ms: number;
+  /** `LoadResult.failures` of the step (absent from reports written before they were kept). */
+  failures?: Record<string, number>;
 }
 
 export interface WarmUp {
@@ -71,7 +73,11 @@ export async function warmUp(
     const cpuSeconds = sampler.stop().reduce((sum, { cpuSeconds: each }) => sum + each, 0);
     const creates = Math.max(1, createsAnswered(result));
     perSecond.push(...(result.perSecond ?? []));
-    steps.push({ cpuUsPerCreate: Math.round((cpuSeconds * 1e6) / creates), p99Ms: result.p99 });
+    steps.push({
+      cpuUsPerCreate: Math.round((cpuSeconds * 1e6) / creates),
+      p99Ms: result.p99,
+      failures: result.failures ?? {},
+    });
   }
   progress.end();
   return {

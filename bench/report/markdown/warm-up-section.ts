@@ -1,5 +1,12 @@
 import type { VariantResult } from '../results.ts';
 
+/** `503 × 476, no answer × 2`, or `none failed`. */
+function failedLine(failures: Record<string, number>): string {
+  const entries = Object.entries(failures);
+  if (entries.length === 0) return 'none failed';
+  return entries.map(([status, count]) => `${status} × ${String(count)}`).join(', ');
+}
+
 /** How long each run warmed up, and what each step of its warm-up measured. */
 export function warmUpLines(
   results: readonly VariantResult[],
@@ -9,7 +16,8 @@ export function warmUpLines(
     const { warmUp } = result;
     if (warmUp === undefined || warmUp.steps.length === 0) return [];
     const steps = warmUp.steps.map(
-      ({ cpuUsPerCreate, p99Ms }) => `${String(cpuUsPerCreate)} µs / ${String(p99Ms)} ms`,
+      ({ cpuUsPerCreate, p99Ms, failures }) =>
+        `${String(cpuUsPerCreate)} µs / ${String(p99Ms)} ms${failures === undefined ? '' : ` / ${failedLine(failures)}`}`,
     );
     return [
       `| ${label(result)} | ${String(warmUp.seconds)}${warmUp.capped ? ' (the cap, still falling)' : ''} | ${steps.join(' → ')} |`,
@@ -19,7 +27,7 @@ export function warmUpLines(
   return [
     'Warm-up, in steps of 5 s, until neither CPU per create nor p99 fell by 5 % in a step (`--warmup` is the cap):',
     '',
-    '| run | warm-up s | each step: CPU per create / p99 |',
+    '| run | warm-up s | each step: CPU per create / p99 / failed, by status |',
     '|---|---|---|',
     ...lines,
     '',

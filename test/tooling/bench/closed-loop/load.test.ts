@@ -45,7 +45,12 @@ describe('loadPlants', () => {
       firstId: 1n,
     });
 
-    expect(result).toMatchObject({ requests: 100, non2xx: 10, errors: 0 });
+    expect(result).toMatchObject({
+      requests: 100,
+      non2xx: 10,
+      errors: 0,
+      failures: { 400: 10 },
+    });
     expect(result.requestsPerSecond).toBeGreaterThan(0);
     expect(result.p50).toBeGreaterThan(0);
     expect(new Set(ids).size).toBe(100);

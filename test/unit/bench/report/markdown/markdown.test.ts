@@ -130,16 +130,16 @@ describe('The bench report of an e2e run with several gateways', () => {
     );
   });
 
-  it('When the runs warmed up, then each one’s warm-up steps are listed, and one that reached the cap is flagged', () => {
+  it('When the runs warmed up, then each one’s warm-up steps are listed with what failed in each, by status, and one that reached the cap is flagged', () => {
     const warm = {
       ...result('e2e', load(2_000, 20, 40), null),
       warmUp: {
         seconds: 15,
         capped: false,
         steps: [
-          { cpuUsPerCreate: 900, p99Ms: 80 },
-          { cpuUsPerCreate: 400, p99Ms: 20 },
-          { cpuUsPerCreate: 395, p99Ms: 20 },
+          { cpuUsPerCreate: 900, p99Ms: 80, failures: { 503: 476, 'no answer': 2 } },
+          { cpuUsPerCreate: 400, p99Ms: 20, failures: {} },
+          { cpuUsPerCreate: 395, p99Ms: 20, failures: {} },
         ],
       },
     };
@@ -157,7 +157,9 @@ describe('The bench report of an e2e run with several gateways', () => {
 
     const markdown = toMarkdown(reportOf([warm, capped]));
 
-    expect(markdown).toContain('| e2e | 15 | 900 µs / 80 ms → 400 µs / 20 ms → 395 µs / 20 ms |');
+    expect(markdown).toContain(
+      '| e2e | 15 | 900 µs / 80 ms / 503 × 476, no answer × 2 → 400 µs / 20 ms / none failed → 395 µs / 20 ms / none failed |',
+    );
     expect(markdown).toContain(
       '| direct | 10 (the cap, still falling) | 300 µs / 9 ms → 200 µs / 8 ms |',
     );
