@@ -2,6 +2,7 @@ import { durationOf, largest } from '../../report/figures.ts';
 import { endedWithin, firstSampleAfter, readinessOf } from '../../report/gray-figures.ts';
 import { isOutage } from '../../report/verdict.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedSilent } from './fault-proofs.ts';
 import { FAULT_MS, FAULTED_GATEWAY, FAULTED_GATEWAY_INDEX } from './steps.ts';
 import {
   answeredInTime,
@@ -19,7 +20,11 @@ export const brokerBlackholeGateway: GrayScenario = {
 
   async steps({ links, change }) {
     const kafka = links.kafka(FAULTED_GATEWAY);
-    await change(`black-hole ${FAULTED_GATEWAY}'s path to Kafka`, () => kafka.blackHole());
+    const path = `${FAULTED_GATEWAY}'s path to Kafka`;
+    await change(`black-hole ${path}`, async () => {
+      await kafka.blackHole();
+      await provedSilent(brokerBlackholeGateway.name, path, kafka);
+    });
     await change(`heal ${FAULTED_GATEWAY}'s path`, () => kafka.heal(), FAULT_MS);
   },
 

@@ -1,6 +1,7 @@
 import { durationOf, largest } from '../../report/figures.ts';
 import { endedWithin, logLinesWithin } from '../../report/gray-figures.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedSlow } from './fault-proofs.ts';
 import { FAULT_MS, FAULTED_GATEWAY, FAULTED_GATEWAY_INDEX } from './steps.ts';
 import { answeredInTime, CONSUMER_RESTART, inFlightTarget, phases } from './targets.ts';
 
@@ -13,6 +14,7 @@ export const replySlow: GrayScenario = {
     const kafka = links.kafka(FAULTED_GATEWAY);
     await change(`3 s on ${FAULTED_GATEWAY}'s replies (Kafka → gateway)`, async () => {
       await kafka.add({ type: 'latency', stream: 'downstream', attributes: { latency: 3_000 } });
+      await provedSlow(replySlow.name, `${FAULTED_GATEWAY}'s path from Kafka`, kafka, 3_000);
     });
     await change(`heal ${FAULTED_GATEWAY}'s path`, () => kafka.heal(), FAULT_MS);
   },

@@ -6,6 +6,7 @@ import {
   seconds,
 } from '../../report/gray-figures.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedSilent } from './fault-proofs.ts';
 import { FAULT_MS, FAULTED_WRITER } from './steps.ts';
 import { backInFullGroup, GRAY_LIMITS, phases, rebalanceTargets, within } from './targets.ts';
 
@@ -20,7 +21,11 @@ export const storeCutOne: GrayScenario = {
 
   async steps({ links, change }) {
     const store = links.store(FAULTED_WRITER);
-    await change(`black-hole ${FAULTED_WRITER}'s path to the store`, () => store.blackHole());
+    const path = `${FAULTED_WRITER}'s path to the store`;
+    await change(`black-hole ${path}`, async () => {
+      await store.blackHole();
+      await provedSilent(storeCutOne.name, path, store);
+    });
     await change(`heal ${FAULTED_WRITER}'s path`, () => store.heal(), FAULT_MS);
   },
 

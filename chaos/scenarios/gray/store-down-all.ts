@@ -1,5 +1,6 @@
 import { rebalancesWithin } from '../../report/gray-figures.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedSilent } from './fault-proofs.ts';
 import { each, FAULT_MS, GRAY_WRITERS } from './steps.ts';
 import { GRAY_LIMITS, noExits, phases, within } from './targets.ts';
 
@@ -11,7 +12,10 @@ export const storeDownAll: GrayScenario = {
   async steps({ links, change }) {
     const stores = GRAY_WRITERS.map((name) => links.store(name));
     await change('black-hole every writer’s path to the store', () =>
-      each(stores, (store) => store.blackHole()),
+      each(stores, async (store) => {
+        await store.blackHole();
+        await provedSilent(storeDownAll.name, 'a writer’s path to the store', store);
+      }),
     );
     await change('heal every path', () => each(stores, (store) => store.heal()), FAULT_MS);
   },

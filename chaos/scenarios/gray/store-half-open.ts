@@ -1,6 +1,7 @@
 import { longestSilentPartition, seconds } from '../../report/gray-figures.ts';
 import { isOutage } from '../../report/verdict.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedPartlySilent } from './fault-proofs.ts';
 import { each, FAULT_MS, GRAY_WRITERS } from './steps.ts';
 import { phases } from './targets.ts';
 
@@ -23,6 +24,7 @@ export const storeHalfOpen: GrayScenario = {
           toxicity: 0.3,
           attributes: { timeout: 0 },
         });
+        await provedPartlySilent(storeHalfOpen.name, 'a writer’s path to the store', store);
       }),
     );
     await change('heal every path', () => each(stores, (store) => store.heal()), FAULT_MS);

@@ -7,6 +7,7 @@ import {
 } from '../../report/gray-figures.ts';
 import { isOutage } from '../../report/verdict.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedSlow } from './fault-proofs.ts';
 import { each, FAULT_MS, GRAY_WRITERS } from './steps.ts';
 import { CONSUMER_RESTART, noExits, rssTargets, within } from './targets.ts';
 
@@ -35,6 +36,7 @@ export const storeSlow: GrayScenario = {
             stream,
             attributes: latency(1_000),
           });
+        await provedSlow(storeSlow.name, 'a writer’s path to the store', store, 2_000);
       }),
     );
     await change(
@@ -43,6 +45,7 @@ export const storeSlow: GrayScenario = {
         each(stores, async (store) => {
           for (const stream of ['upstream', 'downstream'])
             await store.update(`slow_${stream}`, { attributes: latency(3_000) });
+          await provedSlow(storeSlow.name, 'a writer’s path to the store', store, 6_000);
         }),
       FAULT_MS,
     );

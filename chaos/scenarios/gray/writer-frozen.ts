@@ -1,5 +1,6 @@
 import { firstEventAfter, firstSampleAfter, offsetsMovedBack } from '../../report/gray-figures.ts';
 import type { GrayScenario } from '../scenario.ts';
+import { provedStopped } from './fault-proofs.ts';
 import { FAULTED_WRITER } from './steps.ts';
 import { backInFullGroup, noExits, phases, within } from './targets.ts';
 
@@ -17,12 +18,18 @@ export const writerFrozen: GrayScenario = {
   async steps({ fleet, change }) {
     const writer = fleet.writers.find(({ name }) => name === FAULTED_WRITER);
     if (writer === undefined) throw new Error(`no ${FAULTED_WRITER} to freeze`);
-    const signal = (name: NodeJS.Signals) => () => {
-      writer.kill(name);
-      return Promise.resolve();
-    };
-    await change(`SIGSTOP ${FAULTED_WRITER}`, signal('SIGSTOP'));
-    await change(`SIGCONT ${FAULTED_WRITER}`, signal('SIGCONT'), FROZEN_MS);
+    await change(`SIGSTOP ${FAULTED_WRITER}`, async () => {
+      writer.kill('SIGSTOP');
+      await provedStopped(writerFrozen.name, FAULTED_WRITER, writer.pid);
+    });
+    await change(
+      `SIGCONT ${FAULTED_WRITER}`,
+      () => {
+        writer.kill('SIGCONT');
+        return Promise.resolve();
+      },
+      FROZEN_MS,
+    );
   },
 
   targets(input) {

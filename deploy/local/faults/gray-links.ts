@@ -1,6 +1,7 @@
 import type { KafkaNodePorts } from '../kafka/node-ports.ts';
 import { freePort, LOOPBACK } from '../provision/ports.ts';
-import type { ToxicSpec, ToxiproxyClient } from './toxiproxy-client.ts';
+import type { Proxy, ToxicSpec, ToxiproxyClient } from './toxiproxy-client.ts';
+import { KAFKA_API_VERSIONS, mongoHello, probeAnswer, type ProbeAnswer } from './link-probe.ts';
 
 // A link is one client's path to a server through proxies of its own, so that a fault can be put
 // on that path alone: one writer's path to the store, one gateway's path to Kafka. A Kafka link
@@ -24,6 +25,12 @@ export interface LinkFaults {
   blackHole(): Promise<void>;
   /** Takes every toxic off and undoes a cut. */
   heal(): Promise<void>;
+  /**
+   * What a request its server answers at once (Kafka's ApiVersions, MongoDB's hello) met on a
+   * fresh connection through each of the link's proxies, waiting `waitMs` at most: the proof
+   * that a fault took.
+   */
+  probe(waitMs: number): Promise<ProbeAnswer[]>;
 }
 
 export interface KafkaLink {
@@ -77,7 +84,7 @@ export async function openKafkaLinks<Name extends string>(
   const links = {} as Record<Name, KafkaLink>;
   for (const name of names) {
     const listener = linkListenerName(name);
-    const proxies: string[] = [];
+    const proxies: Proxy[] = [];
     const brokers: string[] = [];
     for (const [index, node] of nodes.entries()) {
       const link = node.links?.find((candidate) => candidate.name === listener);
@@ -90,10 +97,10 @@ export async function openKafkaLinks<Name extends string>(
         listen: `${LOOPBACK}:${String(link.advertisedPort)}`,
         upstream: `${LOOPBACK}:${String(link.port)}`,
       });
-      proxies.push(proxy.name);
+      proxies.push(proxy);
       brokers.push(proxy.listen);
     }
-    links[name] = { name, brokers, faults: linkFaults(toxiproxy, proxies) };
+    links[name] = { name, brokers, faults: linkFaults(toxiproxy, proxies, KAFKA_API_VERSIONS) };
   }
   return links;
 }
@@ -120,12 +127,16 @@ export async function openStoreLink(
   });
   uri.host = proxy.listen;
   uri.searchParams.set('directConnection', 'true');
-  return { name, uri: uri.toString(), faults: linkFaults(toxiproxy, [proxy.name]) };
+  return { name, uri: uri.toString(), faults: linkFaults(toxiproxy, [proxy], mongoHello()) };
 }
 
-function linkFaults(toxiproxy: ToxiproxyClient, proxies: readonly string[]): LinkFaults {
+function linkFaults(
+  toxiproxy: ToxiproxyClient,
+  proxies: readonly Proxy[],
+  request: Buffer,
+): LinkFaults {
   const each = async (change: (proxy: string) => Promise<unknown>) => {
-    await Promise.all(proxies.map(change));
+    await Promise.all(proxies.map(({ name }) => change(name)));
   };
   const add = async (toxic: ToxicSpec) => {
     // Toxiproxy's own default, named here so that every proxy of the link agrees.
@@ -151,5 +162,7 @@ function linkFaults(toxiproxy: ToxiproxyClient, proxies: readonly string[]): Lin
         await Promise.all(toxics.map((toxic) => toxiproxy.removeToxic(proxy, toxic.name)));
         await toxiproxy.setEnabled(proxy, true);
       }),
+    probe: (waitMs) =>
+      Promise.all(proxies.map(({ listen }) => probeAnswer(listen, request, waitMs))),
   };
 }

@@ -23,6 +23,15 @@ export function processIdentity(pid: number): ProcessIdentity | null {
   return { pid, startTime };
 }
 
+/**
+ * The kernel's one-letter state of the process (`R` running, `S` sleeping, `T` stopped by a
+ * signal, `Z` zombie…), or null when it is gone.
+ */
+export function processState(pid: number): string | null {
+  const stat = procText(`/proc/${String(pid)}/stat`);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] || null;
+}
+
 function threads(pid: number): number {
   try {
     return readdirSync(`/proc/${String(pid)}/task`).length;
