@@ -9,6 +9,8 @@ export interface GatewaySample {
   refused: number;
   /** `plant_store_gateway_admission_limit`: creates admitted at once. */
   admissionLimit: number;
+  /** `plant_store_gateway_admission_path_latency_seconds` in ms: NaN until the gateway learned it. */
+  pathLatencyMs: number;
   /** `plant_store_gateway_replies_waiting`. */
   waiting: number;
   /** The longest event-loop delay prom-client saw since the previous scrape, in ms. */
@@ -31,6 +33,7 @@ export function sampleGateway(url: string, onSample: (sample: GatewaySample) => 
       answered: sampleValue(text, creates, { code: '200' }),
       refused: sampleValue(text, creates, { code: '5030' }),
       admissionLimit: sampleValue(text, 'plant_store_gateway_admission_limit'),
+      pathLatency: sampleValue(text, 'plant_store_gateway_admission_path_latency_seconds'),
       waiting: sampleValue(text, 'plant_store_gateway_replies_waiting'),
       loopDelayMax: sampleValue(text, 'nodejs_eventloop_lag_max_seconds'),
       majorGc: sampleValue(text, 'nodejs_gc_duration_seconds_sum', { kind: 'major' }),
@@ -47,6 +50,7 @@ export function sampleGateway(url: string, onSample: (sample: GatewaySample) => 
           answered: (now.answered || 0) - (last.answered || 0),
           refused: (now.refused || 0) - (last.refused || 0),
           admissionLimit: now.admissionLimit,
+          pathLatencyMs: now.pathLatency * 1_000,
           waiting: now.waiting,
           loopDelayMaxMs: now.loopDelayMax * 1_000,
           majorGcMs: ((now.majorGc || 0) - (last.majorGc || 0)) * 1_000,

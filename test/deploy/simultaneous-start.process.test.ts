@@ -1,30 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import type { Topics } from '#shared/contracts/kafka.ts';
+import { describe, expect, it } from 'vitest';
 import { postPlant } from '../support/clients/http-client.ts';
-import { uniqueName } from '../support/servers/kafka.ts';
 import { aPlant } from '../support/clients/plants.ts';
+import { freshDeployment } from '../support/servers/fresh-deployment.ts';
 import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
 
 /** As in the measurement that found the race: more partitions, more metadata to propagate. */
 const PARTITIONS = '12';
 const ROUNDS = [1, 2, 3, 4, 5];
-
-/** Topics nobody has created yet and a database of this round's own. */
-async function freshDeployment(): Promise<{ topics: Topics; db: Db }> {
-  const client = await new MongoClient(inject('mongoUri'), { useBigInt64: true }).connect();
-  const db = client.db(`start-${randomUUID()}`);
-  onTestFinished(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-  const prefix = uniqueName('start');
-  return {
-    topics: { create: `${prefix}.create`, replies: `${prefix}.replies`, dlq: `${prefix}.dlq` },
-    db,
-  };
-}
 
 describe('A writer and three gateways started at once on a broker without their topics', () => {
   it.for(ROUNDS)(
