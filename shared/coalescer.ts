@@ -22,9 +22,10 @@ export interface CoalescerOptions {
   gather?: boolean | Linger;
   /**
    * When every run is in flight and the newest began this long ago, the next calls run beside
-   * them: a slow run holds calls back this long at most, not for its whole round trip.
+   * them: a slow run holds calls back this long at most, not for its whole round trip. A
+   * function is asked each time.
    */
-  overlapAfterMs?: number;
+  overlapAfterMs?: number | (() => number);
 }
 
 /**
@@ -80,7 +81,8 @@ export function coalescer<Item, Result>(
     startRuns();
   };
 
-  const mayStart = () => inFlight < concurrency || Date.now() - startedAt >= overlapAfterMs;
+  const overlapMs = () => (typeof overlapAfterMs === 'number' ? overlapAfterMs : overlapAfterMs());
+  const mayStart = () => inFlight < concurrency || Date.now() - startedAt >= overlapMs();
   /** Starts as many runs as free slots and queued calls allow (each takes calls at once). */
   const startRuns = () => {
     while (queue.length > 0 && mayStart()) void drain();
@@ -88,13 +90,13 @@ export function coalescer<Item, Result>(
   };
   /** While calls wait for a busy run, starts one beside it once overlapAfterMs has passed. */
   const overlapLater = () => {
-    if (queue.length === 0 || overlap !== undefined || overlapAfterMs === Infinity) return;
+    if (queue.length === 0 || overlap !== undefined || overlapMs() === Infinity) return;
     overlap = setTimeout(
       () => {
         overlap = undefined;
         startRuns();
       },
-      Math.max(0, startedAt + overlapAfterMs - Date.now()),
+      Math.max(0, startedAt + overlapMs() - Date.now()),
     );
   };
 

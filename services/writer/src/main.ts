@@ -34,6 +34,7 @@ const store = await startUp
 const writer = await startWriter({
   kafka,
   db: store.client.db(config.MONGODB_DATABASE),
+  storeClient: store.client,
   logger,
   partitions: config.KAFKA_PARTITIONS,
   topics: topicsOf(config),

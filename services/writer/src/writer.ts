@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type { Db } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '#shared/contracts/kafka.ts';
 import { ensureTopics } from '#shared/ensure-topics.ts';
 import type { Logger } from '#shared/logger.ts';
@@ -12,6 +12,7 @@ import { consumerLag } from './health/consumer-lag.ts';
 import { timedStore, writerMetrics, type WriterMetrics } from './health/metrics.ts';
 import { outgoingSender } from './sending/outgoing-sender.ts';
 import { knownPlants } from './store/known-plants.ts';
+import { NEAR_STORE, storeDistance } from './store/store-distance.ts';
 import { plantStore } from './store/plant-store.ts';
 import { reachOf } from './store/store-reach.ts';
 
@@ -19,6 +20,8 @@ export interface WriterOptions {
   kafka: Kafka;
   /** From a MongoClient created with `useBigInt64: true`. */
   db: Db;
+  /** The client of `db`, whose checks of the server tell the store's distance; none: near. */
+  storeClient?: Pick<MongoClient, 'on'>;
   logger: Logger;
   partitions: number;
   topics?: Topics;
@@ -70,12 +73,15 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
   });
   const admin = kafka.admin();
   const health = consumerHealth(consumer);
+  const distance =
+    options.storeClient === undefined ? NEAR_STORE : storeDistance(options.storeClient);
   const metrics = writerMetrics({
     lags: consumerLag(admin, consumer, groupId, logger),
     // Scraped once the writer runs, when both are defined.
     ready: () => notReadyReason() === undefined,
     storeSilentMs: () => reach.silentForMs(),
     storeRefusingMs: () => reach.refusal()?.forMs ?? 0,
+    storeRoundTripMs: () => distance.roundTripMs,
   });
   const { db } = options;
   const { store, reach } = reachOf(timedStore(plantStore(db), metrics.storeDuration), () =>
@@ -91,6 +97,7 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     consumer,
     sender,
     store: knownPlants(store, metrics.plantsRemembered),
+    storeDistance: distance,
     topics,
     logger,
     metrics,

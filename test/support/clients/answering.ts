@@ -14,6 +14,7 @@ export function quietAnswering() {
       ready: () => true,
       storeSilentMs: () => 0,
       storeRefusingMs: () => 0,
+      storeRoundTripMs: () => undefined,
     }),
   };
 }

@@ -3,6 +3,7 @@ import { vi } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
 import type { LaneWork } from '#writer/consuming/lane-state.ts';
 import { partitionLanes, type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
+import type { StoreDistance } from '#writer/store/store-distance.ts';
 
 // Batches as kafkajs hands them to eachBatch, and lanes whose work the test finishes: for the
 // tests of the writer's partition lanes.
@@ -40,9 +41,9 @@ const offsetsOf = ({ partition, messages }: LaneWork) =>
 /**
  * Lanes whose work finishes when the test says so; `offsets` lists each work's commands as it
  * starts, `answered` as it is handed on in order. They linger with the arrival rate only when
- * given `lingerMaxMs`.
+ * given `lingerMaxMs`; their store is near unless `storeDistance` says otherwise.
  */
-export function controllableLanes(lingerMaxMs = 0) {
+export function controllableLanes(lingerMaxMs = 0, storeDistance?: StoreDistance) {
   const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
   const finish: ((error?: Error) => void)[] = [];
   const answered: string[] = [];
@@ -66,7 +67,7 @@ export function controllableLanes(lingerMaxMs = 0) {
       keyOf: ({ key }) => key?.toString(),
     },
     createLogger('writer', 'silent'),
-    { lingerMaxMs },
+    { lingerMaxMs, ...(storeDistance === undefined ? {} : { storeDistance }) },
   );
   const offsets = () => started.map(({ work }) => offsetsOf(work));
   return { lanes, started, finish, seek, offsets, answered };

@@ -203,6 +203,24 @@ describe('Coalescer', () => {
     await expect(queued).resolves.toBe(40);
   });
 
+  it('When overlapAfterMs is a function, then it is asked each time calls wait for a busy run', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { batches, sendAll } = controllableSend();
+    let overlapMs = 100;
+    const send = coalescer(sendAll, { overlapAfterMs: () => overlapMs });
+
+    void send(1);
+    overlapMs = 5;
+    void send(2);
+    vi.advanceTimersByTime(4);
+    expect(batches).toEqual([[1]]);
+    vi.advanceTimersByTime(1);
+    expect(batches).toEqual([[1], [2]]);
+  });
+
   describe('with a linger', () => {
     const lingerOf = (waitMs: number) => ({
       arrived: vi.fn(),

@@ -1,3 +1,5 @@
+import { windowedMinimum } from '#shared/windowed-minimum.ts';
+
 export interface ConcurrencyLimit {
   /** Creates admitted now at most. */
   readonly limit: number;
@@ -163,30 +165,19 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyL
 
 /**
  * The lowest of the quiet creates' latencies (each the slower of two consecutive) over the last
- * PATH_MEMORY_MS to twice it: a windowed minimum in two halves, which moves only when a quiet
- * create is answered.
+ * PATH_MEMORY_MS to twice it.
  */
 function quietPathLatency() {
   let lastMs = Infinity;
-  let halfStartedAt = -Infinity;
-  let halfLowestMs = Infinity;
-  let previousHalfLowestMs = Infinity;
-  let latencyMs: number | undefined;
+  const lowest = windowedMinimum(PATH_MEMORY_MS);
   return {
     get latencyMs() {
-      return latencyMs;
+      return lowest.value;
     },
     observe(at: number, quietMs: number) {
       const sampleMs = Math.max(quietMs, lastMs);
       lastMs = quietMs;
-      if (sampleMs === Infinity) return;
-      if (at - halfStartedAt >= PATH_MEMORY_MS) {
-        previousHalfLowestMs = at - halfStartedAt < 2 * PATH_MEMORY_MS ? halfLowestMs : Infinity;
-        halfLowestMs = Infinity;
-        halfStartedAt = at;
-      }
-      halfLowestMs = Math.min(halfLowestMs, sampleMs);
-      latencyMs = Math.min(halfLowestMs, previousHalfLowestMs);
+      if (sampleMs !== Infinity) lowest.observe(at, sampleMs);
     },
   };
 }

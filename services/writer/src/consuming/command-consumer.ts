@@ -5,6 +5,7 @@ import { answerBatch, type Answering } from '../answering/answer-batch.ts';
 import { createPlants } from '../store/create-plants.ts';
 import type { PlantStore } from '../store/plant-store.ts';
 import { sharedInserts } from '../store/shared-inserts.ts';
+import { NEAR_STORE, type StoreDistance } from '../store/store-distance.ts';
 import { restartAfterCrashes } from './consumer-restarts.ts';
 import { offsetCommits } from './offset-commits.ts';
 import { partitionLanes } from './partition-lanes.ts';
@@ -26,6 +27,8 @@ export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
     'subscribe' | 'run' | 'stop' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
   >;
   store: PlantStore;
+  /** Whether the store is far (store-distance.ts); near when not given. */
+  storeDistance?: StoreDistance;
   /** The longest the writer lingers for more commands before it fetches again; 0: never. */
   lingerMaxMs: number;
 }
@@ -56,7 +59,8 @@ function plantIdOf(message: KafkaMessage): string | undefined {
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
   const { consumer, logger } = deps;
-  const store = sharedInserts(deps.store);
+  const { storeDistance = NEAR_STORE } = deps;
+  const store = sharedInserts(deps.store, storeDistance);
   const answering: Answering = {
     ...deps,
     createPlants: (plants, inserted) => createPlants(plants, store, inserted),
@@ -93,7 +97,7 @@ export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<Com
       keyOf: plantIdOf,
     },
     logger,
-    { lingerMaxMs: deps.lingerMaxMs },
+    { lingerMaxMs: deps.lingerMaxMs, storeDistance },
   );
   consumer.on(consumer.events.REBALANCING, () => {
     void commits.flush();

@@ -1,3 +1,4 @@
+import { FAR_STORE_WAIT_MS } from '../store/store-distance.ts';
 import type { Lane } from './lane-state.ts';
 
 /**
@@ -45,8 +46,15 @@ const MAX_ANSWERING = 16;
  */
 const MAX_WORKS = 64;
 
-/** How long the lane waits before it may take more: Infinity while it must not. */
-export function startsIn(lane: Pick<Lane, 'flights' | 'lingerUntil'>, now: number): number {
+/**
+ * How long the lane waits before it may take more: Infinity while it must not. `storeFar`: the
+ * store is far (FAR_STORE_WAIT_MS).
+ */
+export function startsIn(
+  lane: Pick<Lane, 'flights' | 'lingerUntil'>,
+  now: number,
+  storeFar = false,
+): number {
   const { flights } = lane;
   if (flights.length >= MAX_WORKS || flights.some(({ state }) => state === 'failed'))
     return Infinity;
@@ -54,5 +62,5 @@ export function startsIn(lane: Pick<Lane, 'flights' | 'lingerUntil'>, now: numbe
   if (answering.length >= MAX_ANSWERING) return Infinity;
   const newest = answering.at(-1);
   if (newest === undefined) return lane.lingerUntil - now;
-  return newest.startedAt + OVERLAP_AFTER_MS - now;
+  return newest.startedAt + (storeFar ? FAR_STORE_WAIT_MS : OVERLAP_AFTER_MS) - now;
 }

@@ -32,6 +32,8 @@ export interface WriterGauges {
   storeSilentMs: () => number;
   /** How long the store has refused every insert of this writer (0 while it stores). */
   storeRefusingMs: () => number;
+  /** The store's lowest round trip of the last 5 to 10 s (store-distance.ts); undefined before one. */
+  storeRoundTripMs: () => number | undefined;
 }
 
 /** The writer's Prometheus metrics. */
@@ -53,6 +55,14 @@ export function writerMetrics(gauges: WriterGauges): WriterMetrics {
     registers,
     collect() {
       this.set(gauges.storeRefusingMs() / 1_000);
+    },
+  });
+  new Gauge({
+    name: 'plant_store_writer_store_round_trip_seconds',
+    help: 'The lowest round trip of the driver’s checks of the store over the last 5 to 10 s: from 10 ms on, the writer takes the store for far and overlaps its work after 5 ms; NaN before the first check',
+    registers,
+    collect() {
+      this.set((gauges.storeRoundTripMs() ?? Number.NaN) / 1_000);
     },
   });
   new Gauge({

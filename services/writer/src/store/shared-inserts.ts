@@ -1,6 +1,7 @@
 import type { NewPlant } from '#shared/contracts/plant.ts';
 import { coalescer } from '#shared/coalescer.ts';
 import type { PlantStore } from './plant-store.ts';
+import { FAR_STORE_WAIT_MS, type StoreDistance } from './store-distance.ts';
 
 /**
  * Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. The
@@ -11,9 +12,9 @@ import type { PlantStore } from './plant-store.ts';
  */
 const INSERTS_AT_ONCE = 2;
 /**
- * An insert that takes longer than this (a store far away, or slow) no longer holds the next
- * ones back: they go out beside it, so that each command waits for one round trip, not for the
- * ones before it too.
+ * An insert that takes longer than this (a store slow), or than FAR_STORE_WAIT_MS with a far
+ * store, no longer holds the next ones back: they go out beside it, so that each command waits
+ * for one round trip, not for the ones before it too.
  */
 const OVERLAP_AFTER_MS = 100;
 
@@ -23,7 +24,7 @@ const OVERLAP_AFTER_MS = 100;
  * insert, so that the next insert (other partitions' fresh creates) never waits for another
  * batch's reads.
  */
-export function sharedInserts(store: PlantStore): PlantStore {
+export function sharedInserts(store: PlantStore, distance: StoreDistance): PlantStore {
   const insertNew = coalescer<readonly NewPlant[], Set<bigint>>(
     async (batches) => {
       const alreadyStored = await store.insertNew(batches.flat());
@@ -31,7 +32,11 @@ export function sharedInserts(store: PlantStore): PlantStore {
         (plants) => new Set(plants.flatMap(({ id }) => (alreadyStored.has(id) ? [id] : []))),
       );
     },
-    { concurrency: INSERTS_AT_ONCE, gather: true, overlapAfterMs: OVERLAP_AFTER_MS },
+    {
+      concurrency: INSERTS_AT_ONCE,
+      gather: true,
+      overlapAfterMs: () => (distance.far ? FAR_STORE_WAIT_MS : OVERLAP_AFTER_MS),
+    },
   );
   return { insertNew, findByIdAndName: (keys) => store.findByIdAndName(keys) };
 }

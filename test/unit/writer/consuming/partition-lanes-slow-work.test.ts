@@ -1,6 +1,7 @@
 import type { EachBatchPayload } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
+import { FAR_STORE_WAIT_MS } from '#writer/store/store-distance.ts';
 import {
   batchAt,
   controllableLanes,
@@ -43,6 +44,16 @@ describe('Partition lanes', () => {
       expect(offsets()).toEqual(['0:1', '0:2']);
       await slowFor(1);
       expect(offsets()).toEqual(['0:1', '0:2', '0:3']);
+    });
+
+    it('When the store is far, then the next commands are taken beside the work in hand once it has taken 5 ms (FAR_STORE_WAIT_MS), not 100', async () => {
+      const { lanes, offsets } = controllableLanes(0, { far: true });
+      await handOver(lanes, [batchAt(0, ['1']), batchAt(0, ['2'])]);
+
+      await slowFor(FAR_STORE_WAIT_MS - 1);
+      expect(offsets()).toEqual(['0:1']);
+      await slowFor(1);
+      expect(offsets()).toEqual(['0:1', '0:2']);
     });
 
     it('When commands share a key with work in hand, then they wait for it, while the commands after them that do not are taken beside it', async () => {

@@ -13,6 +13,7 @@ async function probes(health: ReturnType<typeof consumerHealth>) {
         ready: () => true,
         storeSilentMs: () => 0,
         storeRefusingMs: () => 0,
+        storeRoundTripMs: () => undefined,
       }),
       ...health,
     },
