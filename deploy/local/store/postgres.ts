@@ -64,6 +64,9 @@ export async function startPostgres(options: {
     `listen_addresses=${LOOPBACK}`,
     '-c',
     `unix_socket_directories=${options.dir}`,
+    // Each autovacuum in the log, with its duration: what the store did when a run stalled.
+    '-c',
+    'log_autovacuum_min_duration=0',
   ]);
   const server = startServerProcess({
     name: 'PostgreSQL',
