@@ -3,7 +3,7 @@ import { vi } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
 import type { LaneWork } from '#writer/consuming/lane-state.ts';
 import { partitionLanes, type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
-import type { StoreDistance } from '#writer/store/store-distance.ts';
+import { NEAR_STORE, type StoreDistance } from '#writer/store/store-distance.ts';
 
 // Batches as kafkajs hands them to eachBatch, and lanes whose work the test finishes: for the
 // tests of the writer's partition lanes.
@@ -43,7 +43,7 @@ const offsetsOf = ({ partition, messages }: LaneWork) =>
  * starts, `answered` as it is handed on in order. They linger with the arrival rate only when
  * given `lingerMaxMs`; their store is near unless `storeDistance` says otherwise.
  */
-export function controllableLanes(lingerMaxMs = 0, storeDistance?: StoreDistance) {
+export function controllableLanes(lingerMaxMs = 0, storeDistance: StoreDistance = NEAR_STORE) {
   const started: { partition: number; offsets: string[]; work: LaneWork }[] = [];
   const finish: ((error?: Error) => void)[] = [];
   const answered: string[] = [];
@@ -67,7 +67,7 @@ export function controllableLanes(lingerMaxMs = 0, storeDistance?: StoreDistance
       keyOf: ({ key }) => key?.toString(),
     },
     createLogger('writer', 'silent'),
-    { lingerMaxMs, ...(storeDistance === undefined ? {} : { storeDistance }) },
+    { lingerMaxMs, storeDistance },
   );
   const offsets = () => started.map(({ work }) => offsetsOf(work));
   return { lanes, started, finish, seek, offsets, answered };

@@ -5,7 +5,7 @@ import { answerBatch, type Answering } from '../answering/answer-batch.ts';
 import { createPlants } from '../store/create-plants.ts';
 import type { PlantStore } from '../store/plant-store.ts';
 import { sharedInserts } from '../store/shared-inserts.ts';
-import { NEAR_STORE, type StoreDistance } from '../store/store-distance.ts';
+import type { StoreDistance } from '../store/store-distance.ts';
 import { restartAfterCrashes } from './consumer-restarts.ts';
 import { offsetCommits } from './offset-commits.ts';
 import { partitionLanes } from './partition-lanes.ts';
@@ -27,8 +27,8 @@ export interface CommandConsumerDeps extends Omit<Answering, 'createPlants'> {
     'subscribe' | 'run' | 'stop' | 'seek' | 'on' | 'events' | 'connect' | 'disconnect'
   >;
   store: PlantStore;
-  /** Whether the store is far (store-distance.ts); near when not given. */
-  storeDistance?: StoreDistance;
+  /** Whether the store is far (store-distance.ts). */
+  storeDistance: StoreDistance;
   /** The longest the writer lingers for more commands before it fetches again; 0: never. */
   lingerMaxMs: number;
 }
@@ -59,7 +59,7 @@ function plantIdOf(message: KafkaMessage): string | undefined {
  */
 export async function runCommandConsumer(deps: CommandConsumerDeps): Promise<CommandConsumer> {
   const { consumer, logger } = deps;
-  const { storeDistance = NEAR_STORE } = deps;
+  const { storeDistance } = deps;
   const store = sharedInserts(deps.store, storeDistance);
   const answering: Answering = {
     ...deps,

@@ -1,4 +1,4 @@
-import { FAR_STORE_WAIT_MS } from '../store/store-distance.ts';
+import { waitFor, type StoreDistance } from '../store/store-distance.ts';
 import type { Lane } from './lane-state.ts';
 
 /**
@@ -46,14 +46,11 @@ const MAX_ANSWERING = 16;
  */
 const MAX_WORKS = 64;
 
-/**
- * How long the lane waits before it may take more: Infinity while it must not. `storeFar`: the
- * store is far (FAR_STORE_WAIT_MS).
- */
+/** How long the lane waits before it may take more: Infinity while it must not. */
 export function startsIn(
   lane: Pick<Lane, 'flights' | 'lingerUntil'>,
   now: number,
-  storeFar = false,
+  storeDistance: StoreDistance,
 ): number {
   const { flights } = lane;
   if (flights.length >= MAX_WORKS || flights.some(({ state }) => state === 'failed'))
@@ -62,5 +59,5 @@ export function startsIn(
   if (answering.length >= MAX_ANSWERING) return Infinity;
   const newest = answering.at(-1);
   if (newest === undefined) return lane.lingerUntil - now;
-  return newest.startedAt + (storeFar ? FAR_STORE_WAIT_MS : OVERLAP_AFTER_MS) - now;
+  return newest.startedAt + waitFor(storeDistance, OVERLAP_AFTER_MS) - now;
 }

@@ -5,7 +5,7 @@ import { arrivalLinger } from '#shared/arrival-linger.ts';
 import { nextOffset, partitionKey } from '#shared/kafka-messages.ts';
 import type { Logger } from '#shared/logger.ts';
 import { RETRY_MS } from '../answering/until-it-succeeds.ts';
-import { FAR_STORE_WAIT_MS, NEAR_STORE, type StoreDistance } from '../store/store-distance.ts';
+import { waitFor, type StoreDistance } from '../store/store-distance.ts';
 import { earlierSharingKeys } from './key-order.ts';
 import { heapBytes, takeCommands } from './lane-queue.ts';
 import {
@@ -41,8 +41,8 @@ export interface LaneHandlers {
 export interface LaneOptions {
   /** The longest an answered batch holds the next fetch with the arrival rate (ARRIVAL_LINGER); 0: never. */
   lingerMaxMs: number;
-  /** Whether the store is far (store-distance.ts); near when not given. */
-  storeDistance?: StoreDistance;
+  /** Whether the store is far (store-distance.ts). */
+  storeDistance: StoreDistance;
 }
 
 export interface PartitionLanes {
@@ -78,7 +78,7 @@ export function partitionLanes(
   consumer: Pick<Consumer, 'seek'>,
   handlers: LaneHandlers,
   logger: Logger,
-  { lingerMaxMs, storeDistance = NEAR_STORE }: LaneOptions,
+  { lingerMaxMs, storeDistance }: LaneOptions,
 ): PartitionLanes {
   const lanes = new Map<string, Lane>();
   const arrivals =
@@ -151,7 +151,7 @@ export function partitionLanes(
     lane.wake = undefined;
     while (!stopping.signal.aborted && lane.queue.length > 0) {
       const now = Date.now();
-      const wait = startsIn(lane, now, storeDistance.far);
+      const wait = startsIn(lane, now, storeDistance);
       if (wait === Infinity) return;
       if (wait > 0) {
         lane.wake = setTimeout(() => {
@@ -248,10 +248,7 @@ export function partitionLanes(
         lane.queue.push({ payload, messages: [...messages], bytes: heap, done });
       });
       pump(lane);
-      return heldAtMost(
-        answered.then(lingered),
-        storeDistance.far ? FAR_STORE_WAIT_MS : MAX_FETCH_HOLD_MS,
-      );
+      return heldAtMost(answered.then(lingered), waitFor(storeDistance, MAX_FETCH_HOLD_MS));
     },
     assigned(partitionsByTopic) {
       owned = partitionsByTopic;

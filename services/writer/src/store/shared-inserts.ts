@@ -1,7 +1,7 @@
 import type { NewPlant } from '#shared/contracts/plant.ts';
 import { coalescer } from '#shared/coalescer.ts';
 import type { PlantStore } from './plant-store.ts';
-import { FAR_STORE_WAIT_MS, type StoreDistance } from './store-distance.ts';
+import { waitFor, type StoreDistance } from './store-distance.ts';
 
 /**
  * Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. The
@@ -12,8 +12,8 @@ import { FAR_STORE_WAIT_MS, type StoreDistance } from './store-distance.ts';
  */
 const INSERTS_AT_ONCE = 2;
 /**
- * An insert that takes longer than this (a store slow), or than FAR_STORE_WAIT_MS with a far
- * store, no longer holds the next ones back: they go out beside it, so that each command waits
+ * An insert that takes longer than this (a store slow), or than store-distance.ts's wait with a
+ * far store, no longer holds the next ones back: they go out beside it, so that each command waits
  * for one round trip, not for the ones before it too.
  */
 const OVERLAP_AFTER_MS = 100;
@@ -35,7 +35,7 @@ export function sharedInserts(store: PlantStore, distance: StoreDistance): Plant
     {
       concurrency: INSERTS_AT_ONCE,
       gather: true,
-      overlapAfterMs: () => (distance.far ? FAR_STORE_WAIT_MS : OVERLAP_AFTER_MS),
+      overlapAfterMs: () => waitFor(distance, OVERLAP_AFTER_MS),
     },
   );
   return { insertNew, findByIdAndName: (keys) => store.findByIdAndName(keys) };

@@ -30,6 +30,11 @@ const MEMORY_HALF_MS = 5_000;
 /** A store whose distance is not known: near. */
 export const NEAR_STORE: StoreDistance = { far: false };
 
+/** How long a work in hand is waited for at most: `nearMs` near the store, FAR_STORE_WAIT_MS far. */
+export function waitFor(distance: StoreDistance, nearMs: number): number {
+  return distance.far ? FAR_STORE_WAIT_MS : nearMs;
+}
+
 /**
  * The store's distance from the driver's checks of the server (a `hello` every few seconds on a
  * connection of their own): their round trip is the store's distance, not its queue, where an

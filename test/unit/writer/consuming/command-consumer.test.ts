@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runCommandConsumer } from '#writer/consuming/command-consumer.ts';
 import { quietAnswering } from '#test/support/clients/answering.ts';
 import type { PlantStore } from '#writer/store/plant-store.ts';
+import { NEAR_STORE } from '#writer/store/store-distance.ts';
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', REBALANCING: 'consumer.rebalancing' };
 const COMMITTED = {
@@ -42,6 +43,7 @@ async function consumerWithBatch() {
     store,
     ...quietAnswering(),
     lingerMaxMs: 0,
+    storeDistance: NEAR_STORE,
   });
   const state = { running: true };
   const commitOffsetsIfNecessary = vi.fn(() => Promise.resolve());
