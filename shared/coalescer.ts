@@ -6,9 +6,11 @@ interface Pending<Item, Result> {
   reject: (error: unknown) => void;
 }
 
-export interface CoalescerOptions {
-  /** The most items one run carries. */
+export interface CoalescerOptions<Item> {
+  /** The most items one run carries, counted by `sizeOf`; a run carries one item at least. */
   maxBatchSize?: number;
+  /** How much of maxBatchSize an item takes: 1 by default. */
+  sizeOf?: (item: Item) => number;
   /** How many runs may be in flight at once; a slow run then holds only the calls it carries. */
   concurrency?: number;
   /**
@@ -26,6 +28,11 @@ export interface CoalescerOptions {
    * function is asked each time.
    */
   overlapAfterMs?: number | (() => number);
+  /**
+   * How many runs may be in flight at most, those started beside the others included: a store
+   * that slows down under them is not given one more every `overlapAfterMs`.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -40,10 +47,12 @@ export function coalescer<Item, Result>(
   runAll: (items: Item[]) => Promise<readonly Result[]>,
   {
     maxBatchSize = 500,
+    sizeOf = () => 1,
     concurrency = 1,
     gather = false,
     overlapAfterMs = Infinity,
-  }: CoalescerOptions = {},
+    maxInFlight = Infinity,
+  }: CoalescerOptions<Item> = {},
 ): (item: Item) => Promise<Result> {
   const queue: Pending<Item, Result>[] = [];
   let inFlight = 0;
@@ -61,11 +70,22 @@ export function coalescer<Item, Result>(
   /** The start of a run beside the others, once overlapAfterMs has passed. */
   let overlap: NodeJS.Timeout | undefined;
 
+  /** The queue's first calls, as many as maxBatchSize holds (the first one always). */
+  const nextBatch = () => {
+    let taken = 0;
+    for (let size = 0; taken < queue.length; taken++) {
+      const pending = queue[taken];
+      size += pending === undefined ? 0 : sizeOf(pending.item);
+      if (taken > 0 && size > maxBatchSize) break;
+    }
+    return queue.splice(0, taken);
+  };
+
   const drain = async () => {
     inFlight++;
     // A run started beside the others ends with its calls; the others take what queued.
     for (let first = true; queue.length > 0 && (first || inFlight <= concurrency); first = false) {
-      const batch = queue.splice(0, maxBatchSize);
+      const batch = nextBatch();
       startedAt = Date.now();
       try {
         const results = await runAll(batch.map(({ item }) => item));
@@ -82,7 +102,9 @@ export function coalescer<Item, Result>(
   };
 
   const overlapMs = () => (typeof overlapAfterMs === 'number' ? overlapAfterMs : overlapAfterMs());
-  const mayStart = () => inFlight < concurrency || Date.now() - startedAt >= overlapMs();
+  const mayOverlap = () => inFlight < maxInFlight && overlapMs() !== Infinity;
+  const mayStart = () =>
+    inFlight < concurrency || (mayOverlap() && Date.now() - startedAt >= overlapMs());
   /** Starts as many runs as free slots and queued calls allow (each takes calls at once). */
   const startRuns = () => {
     while (queue.length > 0 && mayStart()) void drain();
@@ -90,7 +112,7 @@ export function coalescer<Item, Result>(
   };
   /** While calls wait for a busy run, starts one beside it once overlapAfterMs has passed. */
   const overlapLater = () => {
-    if (queue.length === 0 || overlap !== undefined || overlapMs() === Infinity) return;
+    if (queue.length === 0 || overlap !== undefined || !mayOverlap()) return;
     overlap = setTimeout(
       () => {
         overlap = undefined;

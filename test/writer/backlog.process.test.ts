@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { aPlant } from '../support/clients/plants.ts';
 import { metric, parseMetrics } from '../support/checks/metrics.ts';
 import { serviceProcesses, writerHealthUrl } from '../support/servers/services.ts';
-import { replyHeaders, startTestWriter } from '../support/servers/writer.ts';
+import { namesAnswered200, produceBacklog, startTestWriter } from '../support/servers/writer.ts';
 
 const BACKLOG = 150_000;
-const PER_SEND = 5_000;
 /** A limit on hangs: the work grows with BACKLOG, and took 31-60 s on two loaded cores. */
 const BACKLOG_TIMEOUT_MS = 300_000;
 
@@ -14,20 +12,8 @@ describe('A writer process started behind a backlog', { timeout: BACKLOG_TIMEOUT
   it('When commands piled up while no writer ran, then a writer on the production heap answers every one in bounded batches, and a command sent after them is answered', async () => {
     const harness = await startTestWriter({ writer: false });
     const services = serviceProcesses(harness);
-    const { producer, topics } = harness;
-    for (let sent = 0; sent < BACKLOG; sent += PER_SEND) {
-      await producer.send({
-        topic: topics.create,
-        messages: Array.from({ length: PER_SEND }, () => {
-          const plant = aPlant();
-          return {
-            key: String(plant.id),
-            value: plant.body,
-            headers: replyHeaders(topics.replies, replyPartitionHeader(0)),
-          };
-        }),
-      });
-    }
+    const { topics } = harness;
+    await produceBacklog(harness, BACKLOG);
 
     const writer = await services.startWriter('writer');
     const replies = await harness.received(topics.replies, BACKLOG);
@@ -39,15 +25,7 @@ describe('A writer process started behind a backlog', { timeout: BACKLOG_TIMEOUT
     );
 
     expect(writer.isRunning()).toBe(true);
-    const answered = new Set(
-      replies.flatMap(({ message }) => {
-        const reply = JSON.parse(message.value?.toString() ?? '{}') as {
-          status?: number;
-          plant?: { name: string };
-        };
-        return reply.status === 200 && reply.plant !== undefined ? [reply.plant.name] : [];
-      }),
-    );
+    const answered = namesAnswered200(replies);
     // Every command of the backlog, each by its own plant: not a duplicate answer counted twice
     // (`replies` goes on filling: the late command's reply is in it by now).
     answered.delete(late.name);

@@ -63,10 +63,25 @@ export async function writerBehindStoreLink(
   name: string,
 ): Promise<{ writer: Writer; link: StoreLink }> {
   const link = await storeLink(toxiproxy, name);
+  return { writer: await writerOnStoreLink(link, settings), link };
+}
+
+/**
+ * A writer (`settings`) that reaches the store through `link` and judges the store's distance by
+ * it, as the writer process does; stopped when the test ends.
+ */
+export async function writerOnStoreLink(
+  link: StoreLink,
+  settings: ReturnType<typeof writerOptions>,
+): Promise<Writer> {
   const database = settings.db.databaseName;
   const store = await connectStore(link.uri, createLogger('writer', 'silent'), { database });
   onTestFinished(() => store.close());
-  const writer = await startWriter({ ...settings, db: store.client.db(database) });
+  const writer = await startWriter({
+    ...settings,
+    db: store.client.db(database),
+    storeClient: store.client,
+  });
   onTestFinished(() => writer.stop());
-  return { writer, link };
+  return writer;
 }

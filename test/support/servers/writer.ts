@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '#shared/logger.ts';
 import type { WriterMetrics } from '#writer/health/metrics.ts';
 import { startWriter, type Writer, type WriterOptions } from '#writer/writer.ts';
 import { parseMetrics, type Sample } from '../checks/metrics.ts';
+import { aPlant } from '../clients/plants.ts';
 import { partitioner, uniqueName } from './kafka.ts';
 
 export const PARTITIONS = 3;
@@ -148,6 +149,43 @@ export function writerOptions(
     logger: createLogger('writer', 'warn'),
     ...overrides,
   };
+}
+
+/**
+ * Produces `count` create commands while no writer may be running, in sends of 5,000, every one
+ * asking for its reply on partition 0 of the reply topic.
+ */
+export async function produceBacklog(
+  { producer, topics }: Pick<WriterHarness, 'producer' | 'topics'>,
+  count: number,
+): Promise<void> {
+  const perSend = 5_000;
+  for (let sent = 0; sent < count; sent += perSend) {
+    await producer.send({
+      topic: topics.create,
+      messages: Array.from({ length: Math.min(perSend, count - sent) }, () => {
+        const plant = aPlant();
+        return {
+          key: String(plant.id),
+          value: plant.body,
+          headers: replyHeaders(topics.replies, replyPartitionHeader(0)),
+        };
+      }),
+    });
+  }
+}
+
+/** The names of the plants the replies answered 200, each once. */
+export function namesAnswered200(replies: readonly ReceivedMessage[]): Set<string> {
+  return new Set(
+    replies.flatMap(({ message }) => {
+      const reply = JSON.parse(message.value?.toString() ?? '{}') as {
+        status?: number;
+        plant?: { name: string };
+      };
+      return reply.status === 200 && reply.plant !== undefined ? [reply.plant.name] : [];
+    }),
+  );
 }
 
 export function replyHeaders(

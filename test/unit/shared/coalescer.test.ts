@@ -62,6 +62,20 @@ describe('Coalescer', () => {
     expect(batches).toEqual([[1], [2, 3], [4, 5]]);
   });
 
+  it('When calls are sized, then a batch holds as many as maxBatchSize counts by their size, and one larger than it alone', async () => {
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { maxBatchSize: 10, sizeOf: (item) => item });
+
+    const calls = [send(1), send(4), send(5), send(2), send(12), send(3)];
+    for (let index = 0; index < 5; index++) {
+      releases[index]?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(calls);
+
+    expect(batches).toEqual([[1], [4, 5], [2], [12], [3]]);
+  });
+
   it('When calls go out together, then each settles with its own result', async () => {
     const { releases, sendAll } = controllableSend();
     const send = coalescer(sendAll);
@@ -201,6 +215,30 @@ describe('Coalescer', () => {
     expect(batches).toEqual([[1], [2, 3], [4]]);
     releases[2]?.();
     await expect(queued).resolves.toBe(40);
+  });
+
+  it('When maxInFlight runs are in flight, then no more goes out beside them however long they take, and one goes out once a run ends', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { batches, releases, sendAll } = controllableSend();
+    const send = coalescer(sendAll, { overlapAfterMs: 100, maxInFlight: 2 });
+
+    const slow = send(1);
+    const beside = send(2);
+    vi.advanceTimersByTime(100);
+    const waiting = send(3);
+    vi.advanceTimersByTime(1_000);
+    expect(batches).toEqual([[1], [2]]);
+    releases[1]?.();
+    await expect(beside).resolves.toBe(20);
+    vi.advanceTimersByTime(100);
+
+    expect(batches).toEqual([[1], [2], [3]]);
+    releases[0]?.();
+    releases[2]?.();
+    await expect(Promise.all([slow, waiting])).resolves.toEqual([10, 30]);
   });
 
   it('When overlapAfterMs is a function, then it is asked each time calls wait for a busy run', () => {

@@ -30,6 +30,14 @@ export interface OutgoingSender {
 const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 500, retries: 4 };
 const MAX_KNOWN_TOPICS = 1_000;
 /**
+ * The most bytes of messages the batches that wait for a send carry together in one: the
+ * broker refuses a partition's part of a request over its message.max.bytes (1 MiB by default),
+ * and a lane's batch holds 512 KiB of commands at most (lane-queue.ts), so that a reply batch is
+ * about as large. Unbounded, a backlog's batches, all replied to on one partition, were gathered
+ * into requests of several MiB, each refused as too large and then sent again one by one.
+ */
+const MAX_SEND_BYTES = 512 << 10;
+/**
  * How often a reply to a partition the producer does not know may replace it, to read the
  * partitions again: once after partitions are added, while commands naming partitions that do
  * not exist cannot make every batch wait for a new producer.
@@ -77,7 +85,7 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
       const written = await producer.sendBatch(batchOf(batches.flat()));
       return batches.map(() => written);
     },
-    { gather: true },
+    { gather: true, maxBatchSize: MAX_SEND_BYTES, sizeOf: bytesOf },
   );
   const sendKnown = async (items: readonly Outgoing[]): Promise<Refusals> => {
     if (items.length === 0) return new Map();
@@ -229,6 +237,19 @@ function notWritten(outgoing: readonly Outgoing[], written: readonly RecordMetad
       ];
     }),
   );
+}
+
+/** The bytes of the messages' keys, values and headers. */
+function bytesOf(outgoing: readonly Outgoing[]): number {
+  const byteLength = (value: string | Buffer | null | undefined) =>
+    value === null || value === undefined ? 0 : Buffer.byteLength(value);
+  let bytes = 0;
+  for (const { message } of outgoing) {
+    bytes += byteLength(message.key) + byteLength(message.value);
+    for (const [name, header] of Object.entries(message.headers ?? {}))
+      for (const value of [header].flat()) bytes += byteLength(name) + byteLength(value);
+  }
+  return bytes;
 }
 
 function batchOf(outgoing: readonly Outgoing[]): { topicMessages: TopicMessages[] } {

@@ -17,6 +17,12 @@ const INSERTS_AT_ONCE = 2;
  * for one round trip, not for the ones before it too.
  */
 const OVERLAP_AFTER_MS = 100;
+/**
+ * Inserts in flight at most, those gone out beside a slow one included: a store that answers
+ * slowly, or looks far (on a loaded host the driver's checks take hundreds of ms), is otherwise
+ * sent one more every OVERLAP_AFTER_MS or 5 ms for as long as it stays slow.
+ */
+const MAX_INSERTS_IN_FLIGHT = 8;
 
 /**
  * The store as the batches in hand share it: their inserts gathered into one, each batch told
@@ -36,6 +42,7 @@ export function sharedInserts(store: PlantStore, distance: StoreDistance): Plant
       concurrency: INSERTS_AT_ONCE,
       gather: true,
       overlapAfterMs: () => waitFor(distance, OVERLAP_AFTER_MS),
+      maxInFlight: MAX_INSERTS_IN_FLIGHT,
     },
   );
   return { insertNew, findByIdAndName: (keys) => store.findByIdAndName(keys) };
