@@ -90,7 +90,6 @@ export async function runScenario(
   };
 
   try {
-    const connectionsOfServices = await serviceConnections(stack);
     const facts = clusterFacts(stack.kafka.admin);
     const scraped = scenario.gray ? undefined : await metricsPorts(scenario);
     const ownEnv =
@@ -99,16 +98,14 @@ export async function runScenario(
           ? {}
           : { ownEnv: (name: string) => scraped.envOf(name) }
         : { ownEnv: (name: string) => links.envOf(name) };
+    const common = { env, connections: await serviceConnections(stack), logDir, ...ownEnv };
     const fleet = serviceFleet(
       await startServices({
-        env,
-        connections: connectionsOfServices,
-        logDir,
+        ...common,
         writers: scenario.gray ? GRAY_WRITERS.length : scenario.writers,
         gateways: scenario.gray ? GRAY_GATEWAYS.length : scenario.gateways,
-        ...ownEnv,
       }),
-      { env, connections: connectionsOfServices, logDir, writerGroup: facts.group, ...ownEnv },
+      { ...common, scenario: scenario.name, writerGroup: facts.group },
     );
     // The gray targets read what operators would see; the other scenarios stay unprobed.
     const probe = links === undefined ? undefined : probeFleet(fleet, links, facts);

@@ -12,8 +12,11 @@ import {
 import { waitUntilReady } from '#local/process/wait-until-ready.ts';
 import { TOPICS, WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import type { GroupState } from './cluster.ts';
+import { provedEnded, provedHeldPartitions, provedNotListening } from './stop-proofs.ts';
 
 export interface FleetOptions {
+  /** The scenario whose changes these are: a stop or kill that did not take ends its run. */
+  scenario: string;
   env: NodeJS.ProcessEnv;
   connections: ServiceConnections;
   logDir: string;
@@ -43,6 +46,15 @@ export function serviceFleet(started: Services, options: FleetOptions) {
   let processes = writers.length + gateways.length;
   const group = () => options.writerGroup(WRITER_GROUP, TOPICS.create);
   const nextName = (kind: string) => `${kind}-${String(++processes)}`;
+  /**
+   * SIGKILL, or SIGTERM with SIGKILL after 30 s as Kubernetes' grace period does; resolves once
+   * the service has exited by it and its pid is gone.
+   */
+  const end = async (service: ServerProcess, signal: 'SIGTERM' | 'SIGKILL') => {
+    if (signal === 'SIGTERM') await service.stop();
+    else service.kill(signal);
+    provedEnded(options.scenario, service, signal, await service.exited);
+  };
 
   /**
    * Resolves once the group is stable with `count` members and `check` holds of them; fails
@@ -145,7 +157,9 @@ export function serviceFleet(started: Services, options: FleetOptions) {
       await startWriters(1);
       const after = await group();
       const gone = [...before.members].filter(([id]) => !after.members.has(id));
-      return gone.flatMap(([, partitions]) => partitions);
+      const held = gone.flatMap(([, partitions]) => partitions);
+      provedHeldPartitions(options.scenario, writer, held);
+      return held;
     },
     /** A rolling update's step for a writer: a new one joins first, then the old one gets SIGTERM. */
     async rollWriter(index: number): Promise<void> {
@@ -165,7 +179,7 @@ export function serviceFleet(started: Services, options: FleetOptions) {
     async scaleDownGateways(count: number): Promise<void> {
       const highest = ordinals.toSorted((a, b) => b - a).slice(0, count);
       const leaving = highest.map((ordinal) => leave(ordinals.indexOf(ordinal)));
-      await Promise.all(leaving.map(({ gateway }) => gateway.stop()));
+      await Promise.all(leaving.map(({ gateway }) => end(gateway, 'SIGTERM')));
     },
     /**
      * SIGKILLs the gateway at `index`, which leaves the rotation at once (its endpoint goes with
@@ -175,6 +189,7 @@ export function serviceFleet(started: Services, options: FleetOptions) {
     async killGateway(index: number): Promise<string> {
       const { gateway, url, ordinal } = leave(index);
       await end(gateway, 'SIGKILL');
+      await provedNotListening(options.scenario, url);
       await startGateway(ordinal, index);
       return url;
     },
@@ -185,20 +200,10 @@ export function serviceFleet(started: Services, options: FleetOptions) {
      */
     async rollGateway(index: number): Promise<void> {
       const { gateway, ordinal } = leave(index);
-      await gateway.stop();
+      await end(gateway, 'SIGTERM');
       await startGateway(ordinal, index);
     },
   };
-}
-
-/** SIGKILL, or SIGTERM with SIGKILL after 30 s as Kubernetes' grace period does; resolves on exit. */
-async function end(service: ServerProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-  if (signal === 'SIGTERM') {
-    await service.stop();
-    return;
-  }
-  service.kill(signal);
-  await service.exited;
 }
 
 export type ServiceFleet = ReturnType<typeof serviceFleet>;
