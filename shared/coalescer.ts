@@ -73,10 +73,11 @@ export function coalescer<Item, Result>(
   /** The queue's first calls, as many as maxBatchSize holds (the first one always). */
   const nextBatch = () => {
     let taken = 0;
-    for (let size = 0; taken < queue.length; taken++) {
-      const pending = queue[taken];
-      size += pending === undefined ? 0 : sizeOf(pending.item);
+    let size = 0;
+    for (const { item } of queue) {
+      size += sizeOf(item);
       if (taken > 0 && size > maxBatchSize) break;
+      taken++;
     }
     return queue.splice(0, taken);
   };
