@@ -49,18 +49,24 @@ describe.skipIf(localServersUnavailable)(
       });
       await Promise.all([admin.connect(), producer.connect(), consumer.connect()]);
       const topic = uniqueName('test');
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 1, replicationFactor: 3 }],
-        waitForLeaders: true,
-      });
+      // A topic just created is not known at once to every broker: the one kafkajs asks for its
+      // leaders (waitForLeaders) or subscribe asks may refuse it with the retriable
+      // UNKNOWN_TOPIC_OR_PARTITION until it has caught up, so both are retried as a service's
+      // start retries them (a creation retried finds the topic there: TOPIC_ALREADY_EXISTS).
+      await startUpWithin(TOPIC_KNOWN_WITHIN_MS, logger).retry(
+        `the topic ${topic} to be created`,
+        () =>
+          admin.createTopics({
+            topics: [{ topic, numPartitions: 1, replicationFactor: 3 }],
+            waitForLeaders: true,
+          }),
+        kafkaErrorIsRetriable,
+      );
       let joins = 0;
       consumer.on(consumer.events.GROUP_JOIN, () => {
         joins++;
       });
       const consumed: string[] = [];
-      // A topic just created is not known at once to every broker, and subscribe asks one of
-      // them: refused with the retriable UNKNOWN_TOPIC_OR_PARTITION until it has caught up, so it
-      // is retried as a service's start retries it.
       await startUpWithin(TOPIC_KNOWN_WITHIN_MS, logger).retry(
         `the topic ${topic} to be known to the broker asked`,
         () => consumer.subscribe({ topic, fromBeginning: true }),
