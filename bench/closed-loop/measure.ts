@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { BenchRun } from '../bench-run.ts';
 import { brokerRequests, requestsPerThousand } from '../probes/broker-requests.ts';
-import { profilesIn } from '../probes/cpu-profile.ts';
+import { profileClockUs, profilesIn } from '../probes/cpu-profile.ts';
+import { withProfiles } from '../probes/profiled-result.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
 import { measureOpenLoop } from '../open-loop/measure-open-loop.ts';
 import { createsAnswered, loadPlants, tickLine, type LoadResult } from './load.ts';
@@ -57,7 +58,7 @@ export async function measure(
   }
   if (!profiling) return result;
   const names = new Map(started.services.map(({ pid, name }) => [pid, name]));
-  return { ...result, profiles: profilesIn(profileDir, names) };
+  return withProfiles(result, profilesIn(profileDir, names));
 }
 
 /** Warm-up, the measured load with every process sampled, then the sequential and soak loads. */
@@ -93,6 +94,7 @@ async function measureStarted(
   // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
   const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
   const sampler = sampleProcesses(sampled);
+  const loadFromUs = profileClockUs();
   const fetchesBefore = variant === 'e2e' ? await replyFetchesOf(urls) : null;
   const machineSampler = sampleMachine();
   const [load, retries] = await Promise.all([
@@ -122,6 +124,7 @@ async function measureStarted(
   ]);
   run.progress.end();
   const usage = sampler.stop();
+  const loadWindow = { fromUs: loadFromUs, toUs: profileClockUs() };
   const machine = machineSampler.stop();
   const replyFetches =
     fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
@@ -163,6 +166,7 @@ async function measureStarted(
     load,
     sequential: seq,
     usage,
+    loadWindow,
     machine,
     soak,
     retries,

@@ -4,6 +4,7 @@ import { elapsed } from '#tooling/progress/progress-line.ts';
 import { runningP99 } from '#tooling/statistics/running-p99.ts';
 import type { BenchRun } from '../bench-run.ts';
 import { plantBody } from '../closed-loop/load.ts';
+import { profileClockUs } from '../probes/cpu-profile.ts';
 import {
   reapedChildrenCpuSeconds,
   sampleMachine,
@@ -80,6 +81,7 @@ export async function measureOpenLoop(
     let result: RateStep;
     const machine = sampleMachine();
     const processes = sampleProcesses(sampled);
+    const fromUs = profileClockUs();
     try {
       // vegeta's CPU is counted once it has been waited for, among this process's children's.
       const cpuBefore = reapedChildrenCpuSeconds(process.pid);
@@ -99,11 +101,14 @@ export async function measureOpenLoop(
           else failed++;
         },
       );
-      result = rateStep(rate, duration, hits, {
-        generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - cpuBefore,
-        machineBusyPercent: machine.stop().busyPercent,
-        usage: processes.stop(),
-      });
+      result = {
+        ...rateStep(rate, duration, hits, {
+          generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - cpuBefore,
+          machineBusyPercent: machine.stop().busyPercent,
+          usage: processes.stop(),
+        }),
+        window: { fromUs, toUs: profileClockUs() },
+      };
     } finally {
       clearInterval(ticks);
     }

@@ -1,4 +1,5 @@
 import { percentile } from '#tooling/statistics/percentile.ts';
+import type { ProcessSplit, ProfileWindow } from '../probes/cpu-profile.ts';
 import type { ProcessUsage } from '../probes/process-stats.ts';
 import type { Hit } from '#local/load/vegeta-results.ts';
 
@@ -38,6 +39,10 @@ export interface RateStep {
   machineBusyPercent: number;
   usage: ProcessUsage[];
   perSecond: OpenLoopSecond[];
+  /** When the step was offered, on the profiler's clock. */
+  window?: ProfileWindow;
+  /** Where each Node process's CPU went over the step (`--cpu-prof`). */
+  split?: ProcessSplit[];
 }
 
 const LATE_SEND_MS = 10;

@@ -1,13 +1,34 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupOf, PROFILE_GROUPS, PROJECT_DIRS } from './profile-groups.ts';
 
 /** The parts of a V8 `.cpuprofile` (written by `node --cpu-prof`) read here. */
-interface CpuProfile {
+export interface CpuProfile {
   nodes: {
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number };
     hitCount?: number;
   }[];
+  /** When profiling started, on the clock of `profileClockUs`. */
+  startTime?: number;
+  /** The node each sample hit, in order, and the µs since the sample before it. */
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** A stretch of a measurement on the profiler's clock (`profileClockUs`). */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/**
+ * Now on the clock V8 stamps profile samples with: the monotonic clock that `process.hrtime`
+ * reads too, shared by every process of the machine, so a window taken here slices the profiles
+ * of the services.
+ */
+export function profileClockUs(): number {
+  return Number(process.hrtime.bigint() / 1_000n);
 }
 
 export interface Share {
@@ -24,8 +45,6 @@ export interface ProfileSummary {
   byArea: Share[];
   byFunction: Share[];
 }
-
-const PROJECT_DIRS = ['services/', 'shared/', 'bench/'];
 
 /**
  * Where a function's code lives: a package of node_modules, a module of Node, a file of the
@@ -49,6 +68,22 @@ const top = (counts: Map<string, number>, total: number, limit: number): Share[]
     .slice(0, limit)
     .map(([name, count]) => ({ name, percent: Math.round((count / total) * 1000) / 10 }));
 
+/** Samples per node of the profile: all of them, or those taken within a window. */
+function hitsOf(profile: CpuProfile, window?: ProfileWindow): Map<number, number> {
+  const hits = new Map<number, number>();
+  if (window === undefined) {
+    for (const { id, hitCount = 0 } of profile.nodes) hits.set(id, hitCount);
+    return hits;
+  }
+  const { samples = [], timeDeltas = [] } = profile;
+  let at = profile.startTime ?? 0;
+  samples.forEach((id, index) => {
+    at += timeDeltas[index] ?? 0;
+    if (at >= window.fromUs && at < window.toUs) hits.set(id, (hits.get(id) ?? 0) + 1);
+  });
+  return hits;
+}
+
 /** Self time by area and by function, as shares of the samples in which the process was busy. */
 export function summarizeProfile(
   profile: CpuProfile,
@@ -58,7 +93,9 @@ export function summarizeProfile(
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let busy = 0;
-  for (const { callFrame, hitCount = 0 } of profile.nodes) {
+  const hits = hitsOf(profile);
+  for (const { id, callFrame } of profile.nodes) {
+    const hitCount = hits.get(id) ?? 0;
     if (hitCount === 0 || callFrame.functionName === '(idle)') continue;
     busy += hitCount;
     const area = areaOf(callFrame.url, callFrame.functionName);
@@ -75,11 +112,49 @@ export function summarizeProfile(
   };
 }
 
+/** Where one process's busy samples of a window went, by group (`PROFILE_GROUPS`), largest first. */
+export interface ProcessSplit {
+  process: string;
+  busySamples: number;
+  byGroup: Share[];
+}
+
+/** The busy samples a process's profile took within the window, as shares by group. */
+export function splitProfile(
+  profile: CpuProfile,
+  process: string,
+  window: ProfileWindow,
+): ProcessSplit {
+  const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
+  const hits = hitsOf(profile, window);
+  let busy = 0;
+  for (const { id, callFrame } of profile.nodes) {
+    const hitCount = hits.get(id) ?? 0;
+    if (hitCount === 0 || callFrame.functionName === '(idle)') continue;
+    busy += hitCount;
+    const group = groupOf(areaOf(callFrame.url, callFrame.functionName));
+    counts.set(group, (counts.get(group) ?? 0) + hitCount);
+  }
+  return {
+    process,
+    busySamples: busy,
+    byGroup: top(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
+      ({ percent }) => percent > 0,
+    ),
+  };
+}
+
+export interface NamedProfile {
+  process: string;
+  file: string;
+  profile: CpuProfile;
+}
+
 /**
  * The profiles `node --cpu-prof --cpu-prof-dir=<dir>` wrote as its processes exited, named after
  * the process whose pid is in the file name (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile).
  */
-export function profilesIn(dir: string, names: ReadonlyMap<number, string>): ProfileSummary[] {
+export function profilesIn(dir: string, names: ReadonlyMap<number, string>): NamedProfile[] {
   let files: string[];
   try {
     files = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile'));
@@ -87,10 +162,9 @@ export function profilesIn(dir: string, names: ReadonlyMap<number, string>): Pro
     return [];
   }
   return files.flatMap((file) => {
-    const pid = Number(file.split('.')[3]);
-    const process = names.get(pid);
+    const process = names.get(Number(file.split('.')[3]));
     if (process === undefined) return [];
     const path = join(dir, file);
-    return [summarizeProfile(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, process, path)];
+    return [{ process, file: path, profile: JSON.parse(readFileSync(path, 'utf8')) as CpuProfile }];
   });
 }

@@ -1,4 +1,5 @@
 import { stepsByRate } from '../open-loop/rate-step.ts';
+import type { ProcessSplit } from '../probes/cpu-profile.ts';
 import type { VariantResult } from './results.ts';
 
 /** What one load cost per create: each process's CPU over the requests sent, in µs. */
@@ -10,6 +11,8 @@ export interface CostPoint {
   totalUs: number;
   p50: number;
   p99: number;
+  /** Where each Node process's CPU went (`--cpu-prof`). */
+  split?: ProcessSplit[];
 }
 
 /**
@@ -24,6 +27,7 @@ export function costCurve(result: VariantResult): CostPoint[] {
     closedLoop: false,
     p50: step.p50,
     p99: step.p99,
+    ...(step.split === undefined ? {} : { split: step.split }),
   }));
   const { load } = result;
   return [
@@ -34,6 +38,7 @@ export function costCurve(result: VariantResult): CostPoint[] {
       closedLoop: true,
       p50: load.p50,
       p99: load.p99,
+      ...(result.loadSplit === undefined ? {} : { split: result.loadSplit }),
     },
   ];
 }

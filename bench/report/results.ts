@@ -2,7 +2,7 @@ import type { LoadResult } from '../closed-loop/load.ts';
 import type { WarmUp } from '../closed-loop/warm-up.ts';
 import type { OpenLoop } from '../open-loop/measure-open-loop.ts';
 import type { Calibration } from '../probes/calibration.ts';
-import type { ProfileSummary } from '../probes/cpu-profile.ts';
+import type { ProcessSplit, ProfileSummary, ProfileWindow } from '../probes/cpu-profile.ts';
 import type { MachineUsage, ProcessUsage } from '../probes/process-stats.ts';
 import type { ReplyFetches } from '../probes/reply-fetches.ts';
 
@@ -29,8 +29,12 @@ export interface VariantResult {
   retries: LoadResult | null;
   /** Requests of each kind the brokers handled per 1,000 creates answered, from their JMX. */
   brokerRequestsPerThousand?: Record<string, number>;
-  /** Where each Node process spent its CPU (`--cpu-prof`). */
+  /** Where each Node process spent its CPU over its whole life (`--cpu-prof`). */
   profiles?: ProfileSummary[];
+  /** When the measured load ran, on the profiler's clock. */
+  loadWindow?: ProfileWindow;
+  /** Where each Node process's CPU went over the measured load (`--cpu-prof`). */
+  loadSplit?: ProcessSplit[];
   /** What each gateway's reply consumer fetched during the load, in gateway order (e2e). */
   replyFetches?: ReplyFetches[];
   /** The warm-up before the measured load (absent from reports written before it was measured). */

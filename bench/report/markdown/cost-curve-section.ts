@@ -1,4 +1,5 @@
-import { costCurve } from '../cost-curve.ts';
+import { PROFILE_GROUPS } from '../../probes/profile-groups.ts';
+import { costCurve, type CostPoint } from '../cost-curve.ts';
 import type { VariantResult } from '../results.ts';
 import { ms } from './cells.ts';
 
@@ -28,7 +29,41 @@ export function costCurveLines(
           return `| ${rate} | ${String(point.totalUs)} | ${cells.join(' | ')} | ${ms(point.p50)} | ${ms(point.p99)} |`;
         }),
         '',
+        ...splitLines(label(result), curve),
       ];
     }),
+  ];
+}
+
+/**
+ * Each Node process's CPU per create of each point, split in the proportions of its main thread's
+ * busy samples over the same window (`--cpu-prof`): work of its other threads (V8's concurrent
+ * marking and compiling, libuv's pool) is shared out in the same proportions.
+ */
+function splitLines(run: string, curve: readonly CostPoint[]): string[] {
+  const profiled = curve.filter(({ split }) => split !== undefined && split.length > 0);
+  if (profiled.length === 0) return [];
+  const groups = PROFILE_GROUPS.filter((group) =>
+    profiled.some(({ split = [] }) =>
+      split.some(({ byGroup }) => byGroup.some(({ name }) => name === group)),
+    ),
+  );
+  return [
+    `${run}, where each Node process's CPU per create went, in µs (its CPU per create above, split as its main thread's busy samples over the same window were):`,
+    '',
+    `| offered req/s | process | CPU per create µs | ${groups.join(' | ')} |`,
+    `|${'---|'.repeat(groups.length + 3)}`,
+    ...profiled.flatMap((point) =>
+      (point.split ?? []).map(({ process, byGroup }) => {
+        const us = point.byProcess.find(({ name }) => name === process)?.us ?? 0;
+        const cells = groups.map((group) => {
+          const percent = byGroup.find(({ name }) => name === group)?.percent ?? 0;
+          return String(Math.round((us * percent) / 100));
+        });
+        const rate = point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
+        return `| ${rate} | ${process} | ${String(us)} | ${cells.join(' | ')} |`;
+      }),
+    ),
+    '',
   ];
 }

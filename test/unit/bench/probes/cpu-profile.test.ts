@@ -1,5 +1,11 @@
+import { Session } from 'node:inspector';
 import { describe, expect, it } from 'vitest';
-import { areaOf, summarizeProfile } from '#bench/probes/cpu-profile.ts';
+import {
+  areaOf,
+  profileClockUs,
+  splitProfile,
+  summarizeProfile,
+} from '#bench/probes/cpu-profile.ts';
 
 const node = (id: number, functionName: string, url: string, hitCount: number) => ({
   id,
@@ -55,5 +61,71 @@ describe('summarizeProfile', () => {
         { name: 'decode kafkajs:10', percent: 12.5 },
       ],
     });
+  });
+});
+
+describe('splitProfile', () => {
+  const profile = {
+    nodes: [
+      node(1, '(idle)', '', 0),
+      node(2, 'send', 'file:///a/node_modules/kafkajs/src/producer/index.js', 0),
+      node(3, 'insertMany', 'file:///a/node_modules/mongodb/lib/collection.js', 0),
+      node(4, '(garbage collector)', '', 0),
+      node(5, 'answer', 'file:///w/services/writer/src/consuming/partition-lanes.ts', 0),
+    ],
+    startTime: 1_000,
+    // At 1,001 1,002 … 1,008 µs.
+    samples: [2, 2, 1, 3, 4, 5, 5, 2],
+    timeDeltas: [1, 1, 1, 1, 1, 1, 1, 1],
+  };
+
+  it('When a window covers part of a profile, then only its samples count, idle left out, as shares by group', () => {
+    expect(splitProfile(profile, 'writer-1', { fromUs: 1_002, toUs: 1_007 })).toEqual({
+      process: 'writer-1',
+      busySamples: 4,
+      byGroup: [
+        { name: 'project', percent: 25 },
+        { name: 'kafkajs', percent: 25 },
+        { name: 'store driver', percent: 25 },
+        { name: 'GC', percent: 25 },
+      ],
+    });
+  });
+
+  it('When a window holds no sample, then nothing is split', () => {
+    expect(splitProfile(profile, 'writer-1', { fromUs: 2_000, toUs: 3_000 })).toEqual({
+      process: 'writer-1',
+      busySamples: 0,
+      byGroup: [],
+    });
+  });
+});
+
+describe('profileClockUs', () => {
+  it('When a process profiles itself, then its samples are stamped on the clock the bench reads', () => {
+    const session = new Session();
+    session.connect();
+    const post = <T>(method: string) =>
+      new Promise<T>((resolve, reject) => {
+        session.post(method, (error, result) => {
+          if (error === null) resolve(result as T);
+          else reject(error);
+        });
+      });
+    return (async () => {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+      const fromUs = profileClockUs();
+      for (const end = Date.now() + 20; Date.now() < end;);
+      const toUs = profileClockUs();
+      const { profile } = await post<{ profile: { startTime: number; endTime: number } }>(
+        'Profiler.stop',
+      );
+      session.disconnect();
+
+      expect(profile.startTime).toBeLessThanOrEqual(fromUs);
+      expect(profile.endTime).toBeGreaterThanOrEqual(toUs);
+      expect(toUs - profile.startTime).toBeLessThan(1_000_000);
+    })();
   });
 });

@@ -142,6 +142,59 @@ describe('The cost curve of a run: CPU per create against offered rate', () => {
     ]);
   });
 
+  it('When the run was profiled, then each point also splits each Node process’s CPU per create by where its samples went', () => {
+    const [at400, at100] = e2e.openLoop?.rates ?? [];
+    const profiled: VariantResult = {
+      ...e2e,
+      loadSplit: [
+        {
+          process: 'gateway',
+          busySamples: 900,
+          byGroup: [
+            { name: 'kafkajs', percent: 50 },
+            { name: 'GC', percent: 50 },
+          ],
+        },
+      ],
+      openLoop: {
+        rates: [
+          ...(at400 === undefined
+            ? []
+            : [
+                {
+                  ...at400,
+                  split: [
+                    {
+                      process: 'writer-1',
+                      busySamples: 10,
+                      byGroup: [{ name: 'store driver', percent: 100 }],
+                    },
+                  ],
+                },
+              ]),
+          ...(at100 === undefined ? [] : [at100]),
+        ],
+        capacity: null,
+      },
+    };
+
+    const lines = costCurveLines([profiled], ({ variant }) => variant);
+
+    expect(
+      lines.slice(
+        lines.indexOf(
+          '| offered req/s | process | CPU per create µs | kafkajs | store driver | GC |',
+        ),
+      ),
+    ).toEqual([
+      '| offered req/s | process | CPU per create µs | kafkajs | store driver | GC |',
+      '|---|---|---|---|---|---|',
+      '| 400 | writer-1 | 250 | 0 | 250 | 0 |',
+      '| closed loop (2000) | gateway | 300 | 150 | 0 | 150 |',
+      '',
+    ]);
+  });
+
   it('When no run has an open loop, then the report has no curve', () => {
     const { openLoop, ...closedOnly } = e2e;
     expect(openLoop).toBeDefined();
