@@ -68,22 +68,6 @@ const top = (counts: Map<string, number>, total: number, limit: number): Share[]
     .slice(0, limit)
     .map(([name, count]) => ({ name, percent: Math.round((count / total) * 1000) / 10 }));
 
-/** Samples per node of the profile: all of them, or those taken within a window. */
-function hitsOf(profile: CpuProfile, window?: ProfileWindow): Map<number, number> {
-  const hits = new Map<number, number>();
-  if (window === undefined) {
-    for (const { id, hitCount = 0 } of profile.nodes) hits.set(id, hitCount);
-    return hits;
-  }
-  const { samples = [], timeDeltas = [] } = profile;
-  let at = profile.startTime ?? 0;
-  samples.forEach((id, index) => {
-    at += timeDeltas[index] ?? 0;
-    if (at >= window.fromUs && at < window.toUs) hits.set(id, (hits.get(id) ?? 0) + 1);
-  });
-  return hits;
-}
-
 /** Self time by area and by function, as shares of the samples in which the process was busy. */
 export function summarizeProfile(
   profile: CpuProfile,
@@ -93,9 +77,7 @@ export function summarizeProfile(
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let busy = 0;
-  const hits = hitsOf(profile);
-  for (const { id, callFrame } of profile.nodes) {
-    const hitCount = hits.get(id) ?? 0;
+  for (const { callFrame, hitCount = 0 } of profile.nodes) {
     if (hitCount === 0 || callFrame.functionName === '(idle)') continue;
     busy += hitCount;
     const area = areaOf(callFrame.url, callFrame.functionName);
@@ -116,6 +98,8 @@ export function summarizeProfile(
 export interface ProcessSplit {
   process: string;
   busySamples: number;
+  /** How long its main thread was busy within the window, by the samples' intervals, in µs. */
+  busyUs: number;
   byGroup: Share[];
 }
 
@@ -125,19 +109,32 @@ export function splitProfile(
   process: string,
   window: ProfileWindow,
 ): ProcessSplit {
+  const groups = new Map(
+    profile.nodes.map(({ id, callFrame }) => [
+      id,
+      callFrame.functionName === '(idle)'
+        ? undefined
+        : groupOf(areaOf(callFrame.url, callFrame.functionName)),
+    ]),
+  );
   const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
-  const hits = hitsOf(profile, window);
+  const { samples = [], timeDeltas = [] } = profile;
+  let at = profile.startTime ?? 0;
   let busy = 0;
-  for (const { id, callFrame } of profile.nodes) {
-    const hitCount = hits.get(id) ?? 0;
-    if (hitCount === 0 || callFrame.functionName === '(idle)') continue;
-    busy += hitCount;
-    const group = groupOf(areaOf(callFrame.url, callFrame.functionName));
-    counts.set(group, (counts.get(group) ?? 0) + hitCount);
-  }
+  let busyUs = 0;
+  samples.forEach((id, index) => {
+    const delta = timeDeltas[index] ?? 0;
+    at += delta;
+    const group = groups.get(id);
+    if (group === undefined || at < window.fromUs || at >= window.toUs) return;
+    busy++;
+    busyUs += delta;
+    counts.set(group, (counts.get(group) ?? 0) + 1);
+  });
   return {
     process,
     busySamples: busy,
+    busyUs,
     byGroup: top(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
       ({ percent }) => percent > 0,
     ),

@@ -9,6 +9,8 @@ export interface CostPoint {
   closedLoop: boolean;
   byProcess: { name: string; us: number }[];
   totalUs: number;
+  /** The requests sent, over which each figure is taken. */
+  requests: number;
   p50: number;
   p99: number;
   /** Where each Node process's CPU went (`--cpu-prof`). */
@@ -47,5 +49,5 @@ function costOf(usage: readonly { name: string; cpuSeconds: number }[], requests
   const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, requests));
   const byProcess = usage.map(({ name, cpuSeconds }) => ({ name, us: perRequest(cpuSeconds) }));
   const totalUs = perRequest(usage.reduce((total, { cpuSeconds }) => total + cpuSeconds, 0));
-  return { byProcess, totalUs };
+  return { byProcess, totalUs, requests };
 }

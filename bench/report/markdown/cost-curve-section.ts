@@ -36,9 +36,9 @@ export function costCurveLines(
 }
 
 /**
- * Each Node process's CPU per create of each point, split in the proportions of its main thread's
- * busy samples over the same window (`--cpu-prof`): work of its other threads (V8's concurrent
- * marking and compiling, libuv's pool) is shared out in the same proportions.
+ * Each Node process's CPU per create of each point, its main thread's part split by where that
+ * thread's busy samples over the same window went (`--cpu-prof`), and the rest: its other threads
+ * (V8's concurrent marking and compiling, libuv's pool, the profiler's own sampling).
  */
 function splitLines(run: string, curve: readonly CostPoint[]): string[] {
   const profiled = curve.filter(({ split }) => split !== undefined && split.length > 0);
@@ -49,19 +49,20 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
     ),
   );
   return [
-    `${run}, where each Node process's CPU per create went, in µs (its CPU per create above, split as its main thread's busy samples over the same window were):`,
+    `${run}, where each Node process's CPU per create went, in µs: its main thread's busy time (from its samples, at most the process's CPU) by what ran, and the rest of the process's CPU, on its other threads:`,
     '',
-    `| offered req/s | process | CPU per create µs | ${groups.join(' | ')} |`,
-    `|${'---|'.repeat(groups.length + 3)}`,
+    `| offered req/s | process | CPU per create µs | ${groups.join(' | ')} | other threads |`,
+    `|${'---|'.repeat(groups.length + 4)}`,
     ...profiled.flatMap((point) =>
-      (point.split ?? []).map(({ process, byGroup }) => {
+      (point.split ?? []).map(({ process, busyUs, byGroup }) => {
         const us = point.byProcess.find(({ name }) => name === process)?.us ?? 0;
+        const mainUs = Math.min(us, busyUs / Math.max(1, point.requests));
         const cells = groups.map((group) => {
           const percent = byGroup.find(({ name }) => name === group)?.percent ?? 0;
-          return String(Math.round((us * percent) / 100));
+          return String(Math.round((mainUs * percent) / 100));
         });
         const rate = point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
-        return `| ${rate} | ${process} | ${String(us)} | ${cells.join(' | ')} |`;
+        return `| ${rate} | ${process} | ${String(us)} | ${cells.join(' | ')} | ${String(Math.round(us - mainUs))} |`;
       }),
     ),
     '',

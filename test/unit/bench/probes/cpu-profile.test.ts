@@ -83,6 +83,7 @@ describe('splitProfile', () => {
     expect(splitProfile(profile, 'writer-1', { fromUs: 1_002, toUs: 1_007 })).toEqual({
       process: 'writer-1',
       busySamples: 4,
+      busyUs: 4,
       byGroup: [
         { name: 'project', percent: 25 },
         { name: 'kafkajs', percent: 25 },
@@ -96,6 +97,7 @@ describe('splitProfile', () => {
     expect(splitProfile(profile, 'writer-1', { fromUs: 2_000, toUs: 3_000 })).toEqual({
       process: 'writer-1',
       busySamples: 0,
+      busyUs: 0,
       byGroup: [],
     });
   });
