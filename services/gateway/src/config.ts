@@ -170,6 +170,12 @@ export const HTTP_DEFAULTS = Value.Default(
   {},
 ) as Pick<Static<typeof GatewayConfig>, (typeof HTTP_DEFAULT_NAMES)[number]>;
 
+/** The admission limit's settings by default: what the bench's ceiling admits with. */
+export const ADMISSION_DEFAULTS = Value.Default(
+  Type.Pick(GatewayConfig, ['MAX_IN_FLIGHT', 'CREATE_LATENCY_TARGET_MS']),
+  {},
+) as Pick<Static<typeof GatewayConfig>, 'MAX_IN_FLIGHT' | 'CREATE_LATENCY_TARGET_MS'>;
+
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readConfig(GatewayConfig, env);
   const problems: string[] = [];

@@ -43,12 +43,17 @@ export interface CreatePlantDeps {
  * never past the reply deadline; the outcome teaches the limit.
  */
 export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
+  return admitted(deps.admission, (plant, request) => publishAndWait(deps, plant, request));
+}
+
+/** `createPlant` within the admission limit: busy when full, and each outcome teaches the limit. */
+export function admitted(admission: ConcurrencyLimit, createPlant: CreatePlant): CreatePlant {
   return async (plant, request) => {
-    const leave = deps.admission.enter();
-    if (leave === undefined) return { kind: 'busy', waiting: deps.admission.limit };
+    const leave = admission.enter();
+    if (leave === undefined) return { kind: 'busy', waiting: admission.limit };
     let answered = false;
     try {
-      const outcome = await publishAndWait(deps, plant, request);
+      const outcome = await createPlant(plant, request);
       answered = outcome.kind === 'answered';
       return outcome;
     } finally {

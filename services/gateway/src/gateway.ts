@@ -6,8 +6,8 @@ import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { createAdmission } from './admission/concurrency-limit.ts';
 import { buildApp, type GatewayApp } from './app.ts';
-import { HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
-import type { CreatePlant } from './create-plant.ts';
+import { ADMISSION_DEFAULTS, HTTP_DEFAULTS, type GatewaySettings } from './config.ts';
+import { admitted, type CreatePlant } from './create-plant.ts';
 import { replyWaiter } from './kafka/reply-waiter.ts';
 import { gatewayMetrics } from './observability/metrics.ts';
 import { createsWith, kafkaCreates } from './plugins/creates.ts';
@@ -62,12 +62,20 @@ export async function startGateway(
 /**
  * The gateway's HTTP layer with its default settings and `createPlant` behind POST /plants
  * instead of Kafka: the bench's baselines, behind the same authentication, parsing and errors.
+ * With `admitted`, creates pass the shipped admission limit at its defaults as well.
  */
 export function baselineApp(options: {
   logger: Logger;
   authTokens: readonly string[];
   createPlant: CreatePlant;
+  admitted: boolean;
 }): Promise<GatewayApp> {
+  const admission = options.admitted
+    ? createAdmission({
+        maxInFlight: ADMISSION_DEFAULTS.MAX_IN_FLIGHT,
+        createLatencyTargetMs: ADMISSION_DEFAULTS.CREATE_LATENCY_TARGET_MS,
+      })
+    : undefined;
   return buildApp(
     {
       authTokens: options.authTokens,
@@ -88,14 +96,21 @@ export function baselineApp(options: {
     {
       logger: options.logger,
       metrics: gatewayMetrics(
-        { waiting: () => 0, admitted: () => 0, pathLatencyMs: () => undefined, ready: () => true },
         {
-          maxInFlight: 0,
+          waiting: () => admission?.inFlight ?? 0,
+          admitted: () => admission?.limit ?? 0,
+          pathLatencyMs: () => admission?.pathLatencyMs,
+          ready: () => true,
+        },
+        {
+          maxInFlight: admission === undefined ? 0 : ADMISSION_DEFAULTS.MAX_IN_FLIGHT,
           maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
         },
       ),
-      admission: { hasRoom: () => true, limit: Infinity },
-      creates: createsWith(options.createPlant),
+      admission: admission ?? { hasRoom: () => true, limit: Infinity },
+      creates: createsWith(
+        admission === undefined ? options.createPlant : admitted(admission, options.createPlant),
+      ),
     },
   );
 }

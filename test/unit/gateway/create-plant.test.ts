@@ -2,7 +2,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import type { CommandPublisher, CreateCommand } from '#gateway/kafka/command-publisher.ts';
 import { concurrencyLimit, type ConcurrencyLimit } from '#gateway/admission/concurrency-limit.ts';
-import { createPlantOverKafka } from '#gateway/create-plant.ts';
+import { admitted, createPlantOverKafka } from '#gateway/create-plant.ts';
 import { replyWaiter } from '#gateway/kafka/reply-waiter.ts';
 
 const REPLY_TIMEOUT_MS = 50;
@@ -134,6 +134,41 @@ describe('createPlantOverKafka', () => {
     expect(admission.inFlight).toBe(1);
     expect(admission.hasRoom()).toBe(true);
     expect(await second).toEqual({ kind: 'timedOut', afterMs: REPLY_TIMEOUT_MS });
+    expect(admission.inFlight).toBe(0);
+  });
+});
+
+describe('admitted', () => {
+  const limitOf = (max: number) =>
+    concurrencyLimit({
+      max,
+      min: max,
+      initial: max,
+      latencyTargetMs: 0,
+      crowdedAt: max,
+      quietBelow: 1,
+    });
+
+  it('When the limit is full, then the create is busy and never reaches what answers it', async () => {
+    const admission = limitOf(1);
+    let calls = 0;
+    let release: () => void = () => undefined;
+    const create = admitted(admission, () => {
+      calls++;
+      return new Promise((resolve) => {
+        release = () => {
+          resolve({ kind: 'answered', reply: { status: 200, plant } });
+        };
+      });
+    });
+
+    const first = create(plant, request);
+    const second = await create(plant, request);
+    release();
+
+    expect(second).toEqual({ kind: 'busy', waiting: 1 });
+    expect(await first).toEqual({ kind: 'answered', reply: { status: 200, plant } });
+    expect(calls).toBe(1);
     expect(admission.inFlight).toBe(0);
   });
 });
