@@ -2,7 +2,9 @@ import { brokerCount } from '#local/kafka/broker-count.ts';
 import { LOG_LEVELS } from '#shared/config.ts';
 import { readFlags } from '#tooling/cli/command-line.ts';
 
-export const VARIANTS = ['ceiling', 'direct', 'e2e', 'nestjs'] as const;
+export const VARIANTS = ['bare', 'ceiling', 'direct', 'e2e', 'nestjs'] as const;
+/** What `--variants` measures when not given: `bare` only when asked for. */
+const DEFAULT_VARIANTS = VARIANTS.filter((variant) => variant !== 'bare');
 export type Variant = (typeof VARIANTS)[number];
 
 export interface BenchOptions {
@@ -44,12 +46,13 @@ const MAX_RATES = 32;
 export const CAPACITY_MIN_SECONDS = 20;
 
 export const USAGE = `npm run bench -- [flags]
-  --variants ${VARIANTS.join(',')}  which to measure, in this order
+  --variants ${DEFAULT_VARIANTS.join(',')}  which to measure, in this order; also bare
+                        (a plain node:http server answering the same JSON)
   --connections 64      connections of the load
   --duration 20         seconds measured per variant
   --warmup 60           at most this many seconds of the same load before, in steps of 5 s,
                         until neither CPU per create nor p99 falls by 5 % in a step (0: none)
-  --sequential 1000     then creates one after the other from one client (not ceiling; 0: none)
+  --sequential 1000     then creates one after the other from one client (not bare or ceiling; 0: none)
   --repeat 1            the whole comparison N times (1 to 30), in alternating order
   --partitions 3        partitions of the topics (1 to 1000)
   --writers 1           writer processes of e2e and nestjs
@@ -75,7 +78,7 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
   const flags = readFlags({
     args,
     options: {
-      variants: { type: 'string', default: VARIANTS.join(',') },
+      variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
       connections: { type: 'string', default: '64' },
       duration: { type: 'string', default: '20' },
       warmup: { type: 'string', default: '60' },

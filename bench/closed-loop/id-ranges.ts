@@ -6,6 +6,7 @@ const VARIANT_RANGE: Record<Variant, bigint> = {
   direct: 2n << 40n,
   e2e: 3n << 40n,
   nestjs: 5n << 40n,
+  bare: 6n << 40n,
 };
 
 /**

@@ -73,12 +73,13 @@ async function measureStarted(
   const { connections, duration, warmup, sequential } = options;
   const firstId = run.ids.firstId(variant, round, retrying?.run);
   const { backend } = stack.mongo;
-  const store = variant === 'ceiling' ? [] : [stack.mongo.process];
+  const withoutStore = variant === 'ceiling' || variant === 'bare';
+  const store = withoutStore ? [] : [stack.mongo.process];
   const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
   const brokerPids = kafka.map(({ pid }) => pid);
   const sampled = [
     ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
-    ...(backend === undefined || variant === 'ceiling'
+    ...(backend === undefined || withoutStore
       ? []
       : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
   ];
@@ -144,7 +145,7 @@ async function measureStarted(
           sampled,
         });
   const seq: LoadResult | null =
-    variant === 'ceiling' || sequential === 0 || retrying !== undefined
+    withoutStore || sequential === 0 || retrying !== undefined
       ? null
       : await loadPlants({
           urls: urls.slice(0, 1),

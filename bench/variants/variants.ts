@@ -49,8 +49,8 @@ export async function startVariant(
   const url = `http://127.0.0.1:${String(port)}`;
   const server = startNodeService({
     name: variant,
-    script: 'bench/variants/baseline.ts',
-    args: [variant],
+    script: variant === 'bare' ? 'bench/variants/bare.ts' : 'bench/variants/baseline.ts',
+    args: variant === 'bare' ? [] : [variant],
     env: { ...env, PORT: String(port) },
     logDir,
   });

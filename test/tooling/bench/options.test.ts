@@ -121,7 +121,7 @@ describe('npm run bench flags', () => {
 
   it('When any other flag is wrong, then the error names it and what it takes', () => {
     expect(() => benchOptions(['--variants', 'e2e,kafka'])).toThrow(
-      '--variants takes ceiling, direct, e2e, nestjs; got "kafka"',
+      '--variants takes bare, ceiling, direct, e2e, nestjs; got "kafka"',
     );
     expect(() => benchOptions(['--brokers', '2'])).toThrow(
       '--brokers takes 1 (one node) or 3 (a replicated cluster), got "2"',
