@@ -1,11 +1,12 @@
 // The bench's `bare` variant: a plain `node:http` server that reads a POST /plants body, parses
-// it and answers 200 with its plant (`name`, and `tag` if present), as the ceiling does. No authentication, validation,
-// limits, logging, metrics or tracing: the yardstick of what one request and answer cost in Node
-// on this machine, against which the ceiling's protections are priced.
+// it and answers 200 with its plant (`name`, and `tag` if present), as the ceiling does. No
+// authentication, validation, limits, logging, metrics or tracing: the yardstick of what one
+// request and answer cost in Node on this machine, against which the ceiling's protections are
+// priced.
 import { createServer } from 'node:http';
 
 const { PORT = '0' } = process.env;
-/** The ceiling's body limit: a bigger body is answered 413 unread. */
+/** The ceiling's body limit: a bigger body is read to its end, not kept, and answered 413. */
 const BODY_LIMIT_BYTES = 16 * 1024;
 
 const server = createServer((request, response) => {

@@ -45,8 +45,21 @@ export async function startVariant(
     });
     return { services: [...gateways, ...writers], urls };
   }
+  const { server, url } = await startServerVariant(variant, env, logDir);
+  await waitUntilReady(server, () => httpIsReady(url), 30_000);
+  return { services: [server], urls: [url] };
+}
+
+/**
+ * The one process of a variant that is a single HTTP server (bare, ceiling, direct) on a free
+ * port, started but not yet ready.
+ */
+export async function startServerVariant(
+  variant: Exclude<Variant, 'e2e' | 'nestjs'>,
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+): Promise<{ server: ServerProcess; url: string }> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${String(port)}`;
   const server = startNodeService({
     name: variant,
     script: variant === 'bare' ? 'bench/variants/bare.ts' : 'bench/variants/baseline.ts',
@@ -54,8 +67,7 @@ export async function startVariant(
     env: { ...env, PORT: String(port) },
     logDir,
   });
-  await waitUntilReady(server, () => httpIsReady(url), 30_000);
-  return { services: [server], urls: [url] };
+  return { server, url: `http://127.0.0.1:${String(port)}` };
 }
 
 function nestjsOptions({ stack, options, logDir }: BenchRun): NestjsOptions {

@@ -3,24 +3,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { httpIsReady } from '#local/process/http-ready.ts';
-import { startNodeService } from '#local/process/node-service.ts';
 import { waitUntilReady } from '#local/process/wait-until-ready.ts';
-import { freePort } from '#local/provision/ports.ts';
+import { startServerVariant } from '#bench/variants/variants.ts';
 
 const TOKEN = 'baseline-token';
 
-/** One of the bench's variants without a store (bare, ceiling), ready, stopped when the test ends. */
+/** One of the bench's variants without a store, started, stopped when the test ends. */
 async function startBaseline(variant: 'bare' | 'ceiling', env: NodeJS.ProcessEnv = {}) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${String(port)}`;
-  const server = startNodeService({
-    name: variant,
-    script: variant === 'bare' ? 'bench/variants/bare.ts' : 'bench/variants/baseline.ts',
-    args: variant === 'bare' ? [] : [variant],
-    env: { ...process.env, PORT: String(port), AUTH_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...env },
-    logDir: mkdtempSync(join(tmpdir(), 'baseline-')),
-  });
-  onTestFinished(() => server.stop());
+  const started = await startServerVariant(
+    variant,
+    { ...process.env, AUTH_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...env },
+    mkdtempSync(join(tmpdir(), 'baseline-')),
+  );
+  onTestFinished(() => started.server.stop());
+  return started;
+}
+
+/** The same, once ready: its URL. */
+async function readyBaseline(variant: 'bare' | 'ceiling') {
+  const { server, url } = await startBaseline(variant);
   await waitUntilReady(server, () => httpIsReady(url), 30_000);
   return url;
 }
@@ -34,7 +35,7 @@ const create = (url: string, body: string) =>
 
 describe('The bench’s bare variant', () => {
   it('When a plant is posted, then it is answered 200 with the plant, and what is not one 400', async () => {
-    const url = await startBaseline('bare');
+    const url = await readyBaseline('bare');
     const body = '{"id":1152921504606846977,"name":"Plant 1","tag":"bench"}';
 
     const answered = await create(url, body);
@@ -57,7 +58,7 @@ describe('The bench’s bare variant', () => {
 
 describe('The bench’s ceiling variant', () => {
   it('When it answers creates, then they pass the gateway’s admission limit, which its metrics show at its start', async () => {
-    const url = await startBaseline('ceiling');
+    const url = await readyBaseline('ceiling');
 
     const answered = await create(url, '{"id":7,"name":"Fern"}');
     const metrics = await (await fetch(`${url}/metrics`)).text();
@@ -67,15 +68,7 @@ describe('The bench’s ceiling variant', () => {
   });
 
   it('When LOG_LEVEL is not a level, then it stops at once and says which levels there are', async () => {
-    const port = await freePort();
-    const server = startNodeService({
-      name: 'ceiling',
-      script: 'bench/variants/baseline.ts',
-      args: ['ceiling'],
-      env: { ...process.env, PORT: String(port), AUTH_TOKENS: TOKEN, LOG_LEVEL: 'loud' },
-      logDir: mkdtempSync(join(tmpdir(), 'baseline-')),
-    });
-    onTestFinished(() => server.stop());
+    const { server } = await startBaseline('ceiling', { LOG_LEVEL: 'loud' });
 
     expect((await server.exited).code).not.toBe(0);
     expect(readFileSync(server.logFile, 'utf8')).toContain(
