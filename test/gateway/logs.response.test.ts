@@ -4,9 +4,9 @@ import { attachGateway } from '../support/servers/gateway.ts';
 import { abandonedPost } from '../support/clients/http-client.ts';
 import { startTestWriter } from '../support/servers/writer.ts';
 
-function capturedLogger(service: string) {
+function capturedLogger(service: string, level: 'debug' | 'info' = 'debug') {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger(service, 'debug', {
+  const logger = createLogger(service, level, {
     write: (line: string) => {
       lines.push(JSON.parse(line) as Record<string, unknown>);
     },
@@ -71,6 +71,32 @@ describe('Logs of one create', () => {
     );
   });
 
+  it('When the gateway logs at info, then each request has one access line, written when it ends, with the request, its answer and its time', async () => {
+    const gatewayLogs = capturedLogger('gateway', 'info');
+    const harness = await startTestWriter();
+    const gateway = await attachGateway(harness, { logger: gatewayLogs.logger });
+
+    const created = await gateway.post('{"id": 67, "name": "Dill"}', { 'x-request-id': 'req-one' });
+    const refused = await gateway.post('{"id": "x"}', { 'x-request-id': 'req-bad' });
+
+    expect([created.statusCode, refused.statusCode]).toEqual([200, 400]);
+    const linesOf = (reqId: string) => gatewayLogs.lines.filter((line) => line.reqId === reqId);
+    for (const [reqId, statusCode] of [
+      ['req-one', 200],
+      ['req-bad', 400],
+    ] as const) {
+      expect(linesOf(reqId)).toEqual([
+        expect.objectContaining({
+          level: 30,
+          msg: 'request completed',
+          req: expect.objectContaining({ method: 'POST', url: '/plants' }) as unknown,
+          res: { statusCode },
+          responseTime: expect.any(Number) as number,
+        }),
+      ]);
+    }
+  });
+
   it('When a client hangs up before its answer, then the gateway logs that, with its request id, instead of a completed request', async () => {
     const gatewayLogs = capturedLogger('gateway');
     const harness = await startTestWriter({ writer: false });
@@ -96,5 +122,11 @@ describe('Logs of one create', () => {
         'create command published',
         'client closed the connection before the answer',
       ]);
+    expect(
+      gatewayLogs.lines.find((line) => line.reqId === 'req-gone' && line.level === 30),
+    ).toMatchObject({
+      msg: 'client closed the connection before the answer',
+      req: { method: 'POST', url: '/plants' },
+    });
   });
 });

@@ -6,10 +6,11 @@ import { nodeServerTimeouts } from '#shared/http-limits.ts';
 import { closeIdleConnectionsAfterReading } from '#shared/keep-alive.ts';
 import type { Logger } from '#shared/logger.ts';
 import type { HttpSettings } from '../config.ts';
+import { AccessLog } from './access-log.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
 /**
- * The Fastify server: ids, limits and timeouts, Node's own refusals in the Error shape, and
+ * The Fastify server: ids, one access line per request, limits and timeouts, Node's own refusals in the Error shape, and
  * `listener` around Fastify's own (`early-refusal.ts`).
  */
 export function serverOptions(
@@ -28,6 +29,7 @@ export function serverOptions(
   };
   return {
     loggerInstance: logger,
+    logController: new AccessLog(),
     bodyLimit: settings.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),

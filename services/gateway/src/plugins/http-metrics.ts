@@ -55,7 +55,7 @@ export const httpMetrics = fp<HttpMetricsOptions>(
         }
         if (!observeOnce(request, reply, CLIENT_CLOSED_REQUEST)) return;
         request.log.info(
-          { responseTime: reply.elapsedTime },
+          { req: request, responseTime: reply.elapsedTime },
           'client closed the connection before the answer',
         );
       });
