@@ -62,7 +62,7 @@ export const USAGE = `npm run bench -- [flags]
   --secure              Kafka on SASL_SSL with ACLs, the store on TLS
   --preload 0           then e2e again beside retries, with N more plants stored
   --soak 0              then e2e at 80 % of its peak for N seconds: RSS growth
-  --log-level warn      the services' LOG_LEVEL (${LOG_LEVELS.join(', ')})
+  --log-level info      the services' LOG_LEVEL, as they ship (${LOG_LEVELS.join(', ')})
   --ids-beyond-2-53     every id from 2^60 (not with nestjs)
   --cpu-prof            where each Node process spent its CPU
   --rates 500,1000      then each variant at these steady arrival rates (open loop, vegeta),
@@ -92,7 +92,7 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
       secure: { type: 'boolean', default: false },
       preload: { type: 'string', default: '0' },
       soak: { type: 'string', default: '0' },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
       'ids-beyond-2-53': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       rates: { type: 'string' },

@@ -19,7 +19,7 @@ describe('npm run bench flags', () => {
       secure: false,
       preload: 0,
       soakSeconds: 0,
-      logLevel: 'warn',
+      logLevel: 'info',
       idsBeyond2To53: false,
       cpuProfile: false,
       rates: [],
