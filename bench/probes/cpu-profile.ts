@@ -8,6 +8,7 @@ export interface CpuProfile {
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number };
     hitCount?: number;
+    children?: number[];
   }[];
   /** When profiling started, on the clock of `profileClockUs`. */
   startTime?: number;
@@ -101,6 +102,43 @@ export interface ProcessSplit {
   /** How long its main thread was busy within the window, by the samples' intervals, in µs. */
   busyUs: number;
   byGroup: Share[];
+  /**
+   * The same samples by the project file they were spent for: the nearest project frame up the
+   * stack, or Fastify and Node's HTTP where one of their frames comes first (so a hook that hands
+   * back to Fastify is not charged with the answer it writes), or `(no project frame)`.
+   */
+  byCaller: Share[];
+}
+
+const NO_PROJECT_FRAME = '(no project frame)';
+
+/** Each node's caller as `ProcessSplit.byCaller` names it, by walking up from the node. */
+function callersOf(profile: CpuProfile): Map<number, string> {
+  const parents = new Map<number, number>();
+  for (const { id, children = [] } of profile.nodes)
+    for (const child of children) parents.set(child, id);
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const callers = new Map<number, string>();
+  const callerOf = (id: number): string => {
+    const known = callers.get(id);
+    if (known !== undefined) return known;
+    const frame = frames.get(id);
+    const area = frame === undefined ? '' : areaOf(frame.url, frame.functionName);
+    const group = frame === undefined ? undefined : groupOf(area);
+    const parent = parents.get(id);
+    const caller =
+      group === 'project'
+        ? area
+        : group === 'fastify & Node HTTP'
+          ? group
+          : parent === undefined
+            ? NO_PROJECT_FRAME
+            : callerOf(parent);
+    callers.set(id, caller);
+    return caller;
+  };
+  for (const { id } of profile.nodes) callerOf(id);
+  return callers;
 }
 
 /** The busy samples a process's profile took within the window, as shares by group. */
@@ -117,7 +155,9 @@ export function splitProfile(
         : groupOf(areaOf(callFrame.url, callFrame.functionName)),
     ]),
   );
+  const callers = callersOf(profile);
   const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
+  const byCaller = new Map<string, number>();
   const { samples = [], timeDeltas = [] } = profile;
   let at = profile.startTime ?? 0;
   let busy = 0;
@@ -130,6 +170,8 @@ export function splitProfile(
     busy++;
     busyUs += delta;
     counts.set(group, (counts.get(group) ?? 0) + 1);
+    const caller = callers.get(id) ?? NO_PROJECT_FRAME;
+    byCaller.set(caller, (byCaller.get(caller) ?? 0) + 1);
   });
   return {
     process,
@@ -138,6 +180,7 @@ export function splitProfile(
     byGroup: top(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
       ({ percent }) => percent > 0,
     ),
+    byCaller: top(byCaller, Math.max(1, busy), 8),
   };
 }
 

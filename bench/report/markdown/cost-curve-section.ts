@@ -55,8 +55,7 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
     `|${'---|'.repeat(groups.length + 4)}`,
     ...profiled.flatMap((point) =>
       (point.split ?? []).map(({ process, busyUs, byGroup }) => {
-        const us = point.byProcess.find(({ name }) => name === process)?.us ?? 0;
-        const mainUs = Math.min(us, busyUs / Math.max(1, point.requests));
+        const { us, mainUs } = mainThread(point, process, busyUs);
         const cells = groups.map((group) => {
           const percent = byGroup.find(({ name }) => name === group)?.percent ?? 0;
           return String(Math.round((mainUs * percent) / 100));
@@ -66,5 +65,26 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
       }),
     ),
     '',
+    `${run}, the same main-thread time by the project file it was spent for (the nearest project frame up the stack, or Fastify and Node's HTTP where one of theirs comes first), in µs per create, the eight largest:`,
+    '',
+    '| offered req/s | process | spent for |',
+    '|---|---|---|',
+    ...profiled.flatMap((point) =>
+      (point.split ?? []).map(({ process, busyUs, byCaller }) => {
+        const { mainUs } = mainThread(point, process, busyUs);
+        const cells = byCaller.map(
+          ({ name, percent }) => `${name} ${String(Math.round((mainUs * percent) / 100))}`,
+        );
+        const rate = point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
+        return `| ${rate} | ${process} | ${cells.join(', ')} |`;
+      }),
+    ),
+    '',
   ];
+}
+
+/** A process's CPU per create at a point, and its main thread's part (at most the whole). */
+function mainThread(point: CostPoint, process: string, busyUs: number) {
+  const us = point.byProcess.find(({ name }) => name === process)?.us ?? 0;
+  return { us, mainUs: Math.min(us, busyUs / Math.max(1, point.requests)) };
 }

@@ -90,6 +90,10 @@ describe('splitProfile', () => {
         { name: 'store driver', percent: 25 },
         { name: 'GC', percent: 25 },
       ],
+      byCaller: [
+        { name: '(no project frame)', percent: 75 },
+        { name: 'services/writer/src/consuming/partition-lanes.ts', percent: 25 },
+      ],
     });
   });
 
@@ -99,7 +103,39 @@ describe('splitProfile', () => {
       busySamples: 0,
       busyUs: 0,
       byGroup: [],
+      byCaller: [],
     });
+  });
+
+  it('When samples sit below project code, then each is charged to the nearest project file up the stack, unless Fastify or Node’s HTTP comes first', () => {
+    const withStacks = {
+      nodes: [
+        { ...node(1, '(root)', '', 0), children: [2, 6] },
+        { ...node(2, 'runHooks', 'file:///a/node_modules/fastify/lib/hooks.js', 1), children: [3] },
+        {
+          ...node(3, 'authenticate', 'file:///w/services/gateway/src/auth/static-tokens.ts', 1),
+          children: [4],
+        },
+        { ...node(4, 'update', 'node:internal/crypto/hash', 1), children: [5] },
+        { ...node(5, 'send', 'file:///a/node_modules/fastify/lib/reply.js', 1) },
+        {
+          ...node(6, 'publish', 'file:///w/services/gateway/src/kafka/publisher.ts', 1),
+          children: [7],
+        },
+        { ...node(7, 'encode', 'file:///a/node_modules/kafkajs/src/encoder.js', 1), children: [8] },
+        { ...node(8, '(garbage collector)', '', 1) },
+      ],
+      startTime: 0,
+      samples: [2, 3, 4, 5, 6, 7, 8, 1],
+      timeDeltas: [1, 1, 1, 1, 1, 1, 1, 1],
+    };
+
+    expect(splitProfile(withStacks, 'gateway', { fromUs: 0, toUs: 100 }).byCaller).toEqual([
+      { name: 'services/gateway/src/kafka/publisher.ts', percent: 37.5 },
+      { name: 'fastify & Node HTTP', percent: 25 },
+      { name: 'services/gateway/src/auth/static-tokens.ts', percent: 25 },
+      { name: '(no project frame)', percent: 12.5 },
+    ]);
   });
 });
 

@@ -160,6 +160,10 @@ describe('The cost curve of a run: CPU per create against offered rate', () => {
             { name: 'kafkajs', percent: 50 },
             { name: 'GC', percent: 50 },
           ],
+          byCaller: [
+            { name: 'services/gateway/src/kafka/publisher.ts', percent: 75 },
+            { name: 'fastify & Node HTTP', percent: 25 },
+          ],
         },
       ],
       openLoop: {
@@ -177,6 +181,7 @@ describe('The cost curve of a run: CPU per create against offered rate', () => {
                       // waited for a core.
                       busyUs: 8_000_000,
                       byGroup: [{ name: 'store driver', percent: 100 }],
+                      byCaller: [{ name: 'services/writer/src/store/plants.ts', percent: 100 }],
                     },
                   ],
                 },
@@ -195,6 +200,13 @@ describe('The cost curve of a run: CPU per create against offered rate', () => {
       '|---|---|---|---|---|---|---|',
       '| 400 | writer-1 | 250 | 0 | 250 | 0 | 0 |',
       '| closed loop (2000) | gateway | 300 | 100 | 0 | 100 | 100 |',
+      '',
+      "e2e, the same main-thread time by the project file it was spent for (the nearest project frame up the stack, or Fastify and Node's HTTP where one of theirs comes first), in µs per create, the eight largest:",
+      '',
+      '| offered req/s | process | spent for |',
+      '|---|---|---|',
+      '| 400 | writer-1 | services/writer/src/store/plants.ts 250 |',
+      '| closed loop (2000) | gateway | services/gateway/src/kafka/publisher.ts 150, fastify & Node HTTP 50 |',
       '',
     ]);
   });
