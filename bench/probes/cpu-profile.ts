@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { groupOf, PROFILE_GROUPS, PROJECT_DIRS } from './profile-groups.ts';
+import { groupOf, PROFILE_GROUPS, PROJECT_DIRS, type ProfileGroup } from './profile-groups.ts';
 
 /** The parts of a V8 `.cpuprofile` (written by `node --cpu-prof`) read here. */
 export interface CpuProfile {
@@ -112,25 +112,28 @@ export interface ProcessSplit {
 
 const NO_PROJECT_FRAME = '(no project frame)';
 
+/** Where a profile node's code lives, and its group; no group for the idle node. */
+interface NodeKind {
+  area: string;
+  group: ProfileGroup | undefined;
+}
+
 /** Each node's caller as `ProcessSplit.byCaller` names it, by walking up from the node. */
-function callersOf(profile: CpuProfile): Map<number, string> {
+function callersOf(profile: CpuProfile, kinds: ReadonlyMap<number, NodeKind>): Map<number, string> {
   const parents = new Map<number, number>();
   for (const { id, children = [] } of profile.nodes)
     for (const child of children) parents.set(child, id);
-  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const callers = new Map<number, string>();
   const callerOf = (id: number): string => {
     const known = callers.get(id);
     if (known !== undefined) return known;
-    const frame = frames.get(id);
-    const area = frame === undefined ? '' : areaOf(frame.url, frame.functionName);
-    const group = frame === undefined ? undefined : groupOf(area);
+    const kind = kinds.get(id);
     const parent = parents.get(id);
     const caller =
-      group === 'project'
-        ? area
-        : group === 'fastify & Node HTTP'
-          ? group
+      kind?.group === 'project'
+        ? kind.area
+        : kind?.group === 'fastify & Node HTTP'
+          ? kind.group
           : parent === undefined
             ? NO_PROJECT_FRAME
             : callerOf(parent);
@@ -147,15 +150,13 @@ export function splitProfile(
   process: string,
   window: ProfileWindow,
 ): ProcessSplit {
-  const groups = new Map(
-    profile.nodes.map(({ id, callFrame }) => [
-      id,
-      callFrame.functionName === '(idle)'
-        ? undefined
-        : groupOf(areaOf(callFrame.url, callFrame.functionName)),
-    ]),
+  const kinds = new Map(
+    profile.nodes.map(({ id, callFrame }): [number, NodeKind] => {
+      const area = areaOf(callFrame.url, callFrame.functionName);
+      return [id, { area, group: callFrame.functionName === '(idle)' ? undefined : groupOf(area) }];
+    }),
   );
-  const callers = callersOf(profile);
+  const callers = callersOf(profile, kinds);
   const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
   const byCaller = new Map<string, number>();
   const { samples = [], timeDeltas = [] } = profile;
@@ -165,7 +166,7 @@ export function splitProfile(
   samples.forEach((id, index) => {
     const delta = timeDeltas[index] ?? 0;
     at += delta;
-    const group = groups.get(id);
+    const group = kinds.get(id)?.group;
     if (group === undefined || at < window.fromUs || at >= window.toUs) return;
     busy++;
     busyUs += delta;

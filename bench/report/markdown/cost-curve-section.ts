@@ -20,13 +20,10 @@ export function costCurveLines(
         `| ${label(result)}: offered req/s | CPU per create µs | ${names.join(' | ')} | p50 ms | p99 ms |`,
         `|${'---|'.repeat(names.length + 4)}`,
         ...curve.map((point) => {
-          const rate = point.closedLoop
-            ? `closed loop (${String(point.rate)})`
-            : String(point.rate);
           const cells = names.map(
             (name) => point.byProcess.find((each) => each.name === name)?.us ?? '–',
           );
-          return `| ${rate} | ${String(point.totalUs)} | ${cells.join(' | ')} | ${ms(point.p50)} | ${ms(point.p99)} |`;
+          return `| ${rateCell(point)} | ${String(point.totalUs)} | ${cells.join(' | ')} | ${ms(point.p50)} | ${ms(point.p99)} |`;
         }),
         '',
         ...splitLines(label(result), curve),
@@ -38,7 +35,8 @@ export function costCurveLines(
 /**
  * Each Node process's CPU per create of each point, its main thread's part split by where that
  * thread's busy samples over the same window went (`--cpu-prof`), and the rest: its other threads
- * (V8's concurrent marking and compiling, libuv's pool, the profiler's own sampling).
+ * (V8's concurrent marking and compiling, libuv's pool, the profiler's own sampling); then the
+ * same main-thread part by the project file it was spent for.
  */
 function splitLines(run: string, curve: readonly CostPoint[]): string[] {
   const profiled = curve.filter(({ split }) => split !== undefined && split.length > 0);
@@ -60,8 +58,7 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
           const percent = byGroup.find(({ name }) => name === group)?.percent ?? 0;
           return String(Math.round((mainUs * percent) / 100));
         });
-        const rate = point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
-        return `| ${rate} | ${process} | ${String(us)} | ${cells.join(' | ')} | ${String(Math.round(us - mainUs))} |`;
+        return `| ${rateCell(point)} | ${process} | ${String(us)} | ${cells.join(' | ')} | ${String(Math.round(us - mainUs))} |`;
       }),
     ),
     '',
@@ -75,8 +72,7 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
         const cells = byCaller.map(
           ({ name, percent }) => `${name} ${String(Math.round((mainUs * percent) / 100))}`,
         );
-        const rate = point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
-        return `| ${rate} | ${process} | ${cells.join(', ')} |`;
+        return `| ${rateCell(point)} | ${process} | ${cells.join(', ')} |`;
       }),
     ),
     '',
@@ -88,3 +84,6 @@ function mainThread(point: CostPoint, process: string, busyUs: number) {
   const us = point.byProcess.find(({ name }) => name === process)?.us ?? 0;
   return { us, mainUs: Math.min(us, busyUs / Math.max(1, point.requests)) };
 }
+
+const rateCell = (point: CostPoint): string =>
+  point.closedLoop ? `closed loop (${String(point.rate)})` : String(point.rate);
