@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { groupOf, PROFILE_GROUPS, PROJECT_DIRS, type ProfileGroup } from './profile-groups.ts';
+import {
+  groupOf,
+  isFrameworkArea,
+  PROFILE_GROUPS,
+  PROJECT_DIRS,
+  type ProfileGroup,
+} from './profile-groups.ts';
 
 /** The parts of a V8 `.cpuprofile` (written by `node --cpu-prof`) read here. */
 export interface CpuProfile {
@@ -104,8 +110,10 @@ export interface ProcessSplit {
   byGroup: Share[];
   /**
    * The same samples by the project file they were spent for: the nearest project frame up the
-   * stack, or Fastify and Node's HTTP where one of their frames comes first (so a hook that hands
-   * back to Fastify is not charged with the answer it writes), or `(no project frame)`.
+   * stack, or Fastify and Node's HTTP where one of their own frames comes first (so a hook that
+   * hands back to Fastify is not charged with the answer it writes; a library Fastify also uses,
+   * such as secure-json-parse, is charged to the project file that called it), or
+   * `(no project frame)`.
    */
   byCaller: Share[];
 }
@@ -116,6 +124,7 @@ const NO_PROJECT_FRAME = '(no project frame)';
 interface NodeKind {
   area: string;
   group: ProfileGroup | undefined;
+  framework: boolean;
 }
 
 /** Each node's caller as `ProcessSplit.byCaller` names it, by walking up from the node. */
@@ -132,8 +141,8 @@ function callersOf(profile: CpuProfile, kinds: ReadonlyMap<number, NodeKind>): M
     const caller =
       kind?.group === 'project'
         ? kind.area
-        : kind?.group === 'fastify & Node HTTP'
-          ? kind.group
+        : kind?.framework === true
+          ? 'fastify & Node HTTP'
           : parent === undefined
             ? NO_PROJECT_FRAME
             : callerOf(parent);
@@ -153,7 +162,8 @@ export function splitProfile(
   const kinds = new Map(
     profile.nodes.map(({ id, callFrame }): [number, NodeKind] => {
       const area = areaOf(callFrame.url, callFrame.functionName);
-      return [id, { area, group: callFrame.functionName === '(idle)' ? undefined : groupOf(area) }];
+      const group = callFrame.functionName === '(idle)' ? undefined : groupOf(area);
+      return [id, { area, group, framework: isFrameworkArea(area) }];
     }),
   );
   const callers = callersOf(profile, kinds);

@@ -52,6 +52,22 @@ const PACKAGE_GROUPS: Record<string, ProfileGroup> = {
 };
 
 /**
+ * Fastify's own frames and Node's HTTP: code that calls back into the project's hooks and
+ * handlers, and writes what they hand back. Libraries Fastify also uses (secure-json-parse,
+ * rfdc) are not among them: the project calls those itself.
+ */
+const FRAMEWORK_PACKAGES = new Set(['fastify', 'avvio', 'find-my-way', 'light-my-request']);
+
+/** Whether a frame of this area hands work to the project and back (`FRAMEWORK_PACKAGES`). */
+export function isFrameworkArea(area: string): boolean {
+  return (
+    FRAMEWORK_PACKAGES.has(area) ||
+    area.startsWith('@fastify/') ||
+    /^node:(internal\/)?_?http/.test(area)
+  );
+}
+
+/**
  * The group of an area as `areaOf` names it: a package, a module of Node (its HTTP modules go
  * with fastify, as what answers a request), a file of the project, or V8's own work.
  */

@@ -107,6 +107,31 @@ describe('splitProfile', () => {
     });
   });
 
+  it('When a library Fastify also uses runs below project code, then its samples are charged to the project file that called it', () => {
+    const parsing = {
+      nodes: [
+        { ...node(1, '(root)', '', 0), children: [2] },
+        {
+          ...node(2, 'runParser', 'file:///a/node_modules/fastify/lib/content-type.js', 1),
+          children: [3],
+        },
+        {
+          ...node(3, 'parseSecurely', 'file:///w/shared/contracts/json.ts', 1),
+          children: [4],
+        },
+        { ...node(4, '_parse', 'file:///a/node_modules/secure-json-parse/index.js', 1) },
+      ],
+      startTime: 0,
+      samples: [2, 3, 4, 4],
+      timeDeltas: [1, 1, 1, 1],
+    };
+
+    expect(splitProfile(parsing, 'ceiling', { fromUs: 0, toUs: 100 }).byCaller).toEqual([
+      { name: 'shared/contracts/json.ts', percent: 75 },
+      { name: 'fastify & Node HTTP', percent: 25 },
+    ]);
+  });
+
   it('When samples sit below project code, then each is charged to the nearest project file up the stack, unless Fastify or Node’s HTTP comes first', () => {
     const withStacks = {
       nodes: [
