@@ -31,7 +31,7 @@ export function parseJsonLosslessly(text: string): unknown {
   if (nestingExceeds(text, MAX_JSON_DEPTH)) {
     throw new InvalidJsonError(`Body nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
   }
-  const value = parseSecurely(text);
+  const value = parseIntegersExactly(text);
   const repeated = repeatedMemberName(text);
   if (repeated !== undefined) {
     throw new InvalidJsonError(`Body repeats the member name ${JSON.stringify(repeated)}`);
@@ -39,9 +39,49 @@ export function parseJsonLosslessly(text: string): unknown {
   return value;
 }
 
-function parseSecurely(text: string): unknown {
+/**
+ * The reviver reads every value's source text, which makes JSON.parse several times dearer. Text
+ * whose numbers are all integer literals (no `.`, `e` or `E` outside strings; `true` and `false`
+ * fall back too) is parsed without it: each of its numbers within ±2^53 is exact as a double and
+ * becomes the same bigint the reviver would make. A number beyond needs its source text.
+ */
+function parseIntegersExactly(text: string): unknown {
+  if (onlyIntegerLiterals(text)) {
+    const value = exactly(parseSecurely(text));
+    if (value !== BEYOND_SAFE) return value;
+  }
+  return parseSecurely(text, reviveInt64);
+}
+
+const BEYOND_SAFE = Symbol('a number beyond ±2^53');
+
+/** `value` with its numbers as bigints and its strings checked, as `reviveInt64` leaves it. */
+function exactly(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : BEYOND_SAFE;
+  if (typeof value === 'string') {
+    requireWellFormed(value);
+    return value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const members = value as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    requireWellFormed(key);
+    const member = exactly(members[key]);
+    if (member === BEYOND_SAFE) return BEYOND_SAFE;
+    members[key] = member;
+  }
+  return value;
+}
+
+function requireWellFormed(text: string): void {
+  if (!text.isWellFormed()) {
+    throw new InvalidJsonError('Body carries an unpaired UTF-16 surrogate (\\ud800-\\udfff)');
+  }
+}
+
+function parseSecurely(text: string, reviver?: typeof reviveInt64): unknown {
   try {
-    return secureJson.parse(text, reviveInt64, {
+    return secureJson.parse(text, reviver, {
       protoAction: 'error',
       constructorAction: 'error',
     });
@@ -63,9 +103,8 @@ function reviveInt64(
   value: unknown,
   context?: { source?: string },
 ): unknown {
-  if (!key.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) {
-    throw new InvalidJsonError('Body carries an unpaired UTF-16 surrogate (\\ud800-\\udfff)');
-  }
+  requireWellFormed(key);
+  if (typeof value === 'string') requireWellFormed(value);
   if (typeof value !== 'number' || context?.source === undefined) return value;
   if (!INTEGER_LITERAL.test(context.source)) return value;
   const exact = BigInt(context.source);
@@ -92,6 +131,16 @@ function nestingExceeds(text: string, limit: number): boolean {
   return false;
 }
 
+/** Whether every number in the text is an integer literal: no `.`, `e` or `E` outside strings. */
+function onlyIntegerLiterals(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '"') index = closingQuote(text, index);
+    else if (char === '.' || char === 'e' || char === 'E') return false;
+  }
+  return true;
+}
+
 /** The first member name an object repeats, in text that JSON.parse accepted. */
 function repeatedMemberName(text: string): string | undefined {
   const open: (Set<string> | undefined)[] = [];
@@ -102,7 +151,8 @@ function repeatedMemberName(text: string): string | undefined {
       const end = closingQuote(text, index);
       if (expectingName) {
         const names = open.at(-1);
-        const name = JSON.parse(text.slice(index, end + 1)) as string;
+        const quoted = text.slice(index, end + 1);
+        const name = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
         if (names?.has(name)) return name;
         names?.add(name);
         expectingName = false;
