@@ -30,13 +30,9 @@ export const stopping = fp<Pick<HttpSettings, 'shutdownDrainMs'>>(
       })();
       return stopped;
     });
-    // A callback hook: an async one would cost every request a promise for one flag read.
-    app.addHook('onRequest', (_request, reply, done) => {
-      if (!closing) {
-        done();
-        return;
-      }
-      void reply
+    app.addHook('onRequest', async (_request, reply) => {
+      if (!closing) return;
+      await reply
         .code(503)
         .headers({ 'retry-after': '1', connection: 'close' })
         .send(errorBody('unavailable', 'Shutting down; retry on another instance'));
