@@ -51,6 +51,9 @@ const PACKAGE_GROUPS: Record<string, ProfileGroup> = {
   'mongodb-connection-string-url': 'store driver',
 };
 
+/** Node's HTTP modules: `node:http`, `node:_http_server`, `node:internal/http`… */
+const NODE_HTTP = /^node:(internal\/)?_?http/;
+
 /**
  * Fastify's own frames and Node's HTTP: code that calls back into the project's hooks and
  * handlers, and writes what they hand back. Libraries Fastify also uses (secure-json-parse,
@@ -60,11 +63,7 @@ const FRAMEWORK_PACKAGES = new Set(['fastify', 'avvio', 'find-my-way', 'light-my
 
 /** Whether a frame of this area hands work to the project and back (`FRAMEWORK_PACKAGES`). */
 export function isFrameworkArea(area: string): boolean {
-  return (
-    FRAMEWORK_PACKAGES.has(area) ||
-    area.startsWith('@fastify/') ||
-    /^node:(internal\/)?_?http/.test(area)
-  );
+  return FRAMEWORK_PACKAGES.has(area) || area.startsWith('@fastify/') || NODE_HTTP.test(area);
 }
 
 /**
@@ -75,8 +74,7 @@ export function groupOf(area: string): ProfileGroup {
   if (area === '(garbage collector)') return 'GC';
   if (area === '(program)') return 'V8 unattributed';
   if (area.startsWith('(')) return 'native';
-  if (area.startsWith('node:'))
-    return /^node:(internal\/)?_?http/.test(area) ? 'fastify & Node HTTP' : 'Node core';
+  if (area.startsWith('node:')) return NODE_HTTP.test(area) ? 'fastify & Node HTTP' : 'Node core';
   if (PROJECT_DIRS.some((dir) => area.startsWith(dir))) return 'project';
   if (area.startsWith('@fastify/')) return 'fastify & Node HTTP';
   if (area.startsWith('@opentelemetry/')) return 'OpenTelemetry';

@@ -28,10 +28,11 @@ export class InvalidJsonError extends Error {
  * and would run out of stack a few thousand levels down.
  */
 export function parseJsonLosslessly(text: string): unknown {
-  if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+  const { tooDeep, onlyIntegers } = scanUnparsed(text, MAX_JSON_DEPTH);
+  if (tooDeep) {
     throw new InvalidJsonError(`Body nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
   }
-  const value = parseIntegersExactly(text);
+  const value = parseIntegersExactly(text, onlyIntegers);
   const repeated = repeatedMemberName(text);
   if (repeated !== undefined) {
     throw new InvalidJsonError(`Body repeats the member name ${JSON.stringify(repeated)}`);
@@ -45,8 +46,8 @@ export function parseJsonLosslessly(text: string): unknown {
  * fall back too) is parsed without it: each of its numbers within ±2^53 is exact as a double and
  * becomes the same bigint the reviver would make. A number beyond needs its source text.
  */
-function parseIntegersExactly(text: string): unknown {
-  if (onlyIntegerLiterals(text)) {
+function parseIntegersExactly(text: string, onlyIntegers: boolean): unknown {
+  if (onlyIntegers) {
     const value = exactly(parseSecurely(text));
     if (value !== BEYOND_SAFE) return value;
   }
@@ -118,27 +119,23 @@ export function stringifyJson(value: unknown): string {
   );
 }
 
-/** Whether arrays and objects nest deeper than `limit`, counted without parsing. */
-function nestingExceeds(text: string, limit: number): boolean {
+/**
+ * What one pass over the text tells before it is parsed: whether arrays and objects nest deeper
+ * than `limit`, and whether every number is an integer literal (no `.`, `e` or `E` outside
+ * strings).
+ */
+function scanUnparsed(text: string, limit: number): { tooDeep: boolean; onlyIntegers: boolean } {
   let depth = 0;
+  let onlyIntegers = true;
   for (let index = 0; index < text.length; index++) {
     const char = text[index];
     if (char === '"') index = closingQuote(text, index);
     else if (char === '{' || char === '[') {
-      if (++depth > limit) return true;
+      if (++depth > limit) return { tooDeep: true, onlyIntegers };
     } else if (char === '}' || char === ']') depth--;
+    else if (char === '.' || char === 'e' || char === 'E') onlyIntegers = false;
   }
-  return false;
-}
-
-/** Whether every number in the text is an integer literal: no `.`, `e` or `E` outside strings. */
-function onlyIntegerLiterals(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === '"') index = closingQuote(text, index);
-    else if (char === '.' || char === 'e' || char === 'E') return false;
-  }
-  return true;
+  return { tooDeep: false, onlyIntegers };
 }
 
 /** The first member name an object repeats, in text that JSON.parse accepted. */
