@@ -64,7 +64,8 @@ export const USAGE = `npm run bench -- [flags]
   --soak 0              then e2e at 80 % of its peak for N seconds: RSS growth
   --log-level info      the services' LOG_LEVEL, as they ship (${LOG_LEVELS.join(', ')})
   --ids-beyond-2-53     every id from 2^60 (not with nestjs)
-  --cpu-prof            where each Node process spent its CPU
+  --cpu-prof            where each Node process spent its CPU (sampled by Linux perf where
+                        it runs, else by V8)
   --rates 500,1000      then each variant at these steady arrival rates (open loop, vegeta),
                         --duration s each: p50/p99/p99.9 from intended send time, errors
   --capacity 50         then each variant's highest steady rate with p99 ≤ 50 ms and no error,

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { BenchRun } from '../bench-run.ts';
 import { brokerRequests, requestsPerThousand } from '../probes/broker-requests.ts';
 import { profileClockUs, profilesIn } from '../probes/cpu-profile.ts';
+import { PERF_NODE_OPTIONS, perfUnusable, startPerfRecord } from '../probes/perf-record.ts';
+import type { PerfProfile } from '../probes/perf-samples.ts';
 import { withProfiles } from '../probes/profiled-result.ts';
 import { LOAD_OFFSET } from './id-ranges.ts';
 import { measureOpenLoop } from '../open-loop/measure-open-loop.ts';
@@ -38,27 +40,44 @@ export async function measure(
   round: number,
   retrying?: Retrying,
 ): Promise<VariantResult> {
-  // Each Node process writes its profile when it exits (`node --cpu-prof`).
+  // perf samples the services where it can, naming their JavaScript frames from the map files
+  // they write; elsewhere each Node process writes V8's profile as it exits (`node --cpu-prof`).
   const profileDir = join(run.dir, 'profiles', `${variant}-${String(round)}`);
   const profiling = run.options.cpuProfile && retrying === undefined;
+  const perfUnusableBecause = profiling ? perfUnusable() : undefined;
+  const byPerf = profiling && perfUnusableBecause === undefined;
   const started = await startVariant(
     run,
     variant,
     profiling
       ? {
-          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${byPerf ? PERF_NODE_OPTIONS : `--cpu-prof --cpu-prof-dir=${profileDir}`}`,
         }
       : {},
   );
+  const names = new Map(started.services.map(({ pid, name }) => [pid, name]));
+  const recording = byPerf
+    ? startPerfRecord([...names.keys()], join(profileDir, 'perf.data'))
+    : undefined;
   let result: VariantResult;
+  let recorded: PerfProfile | Error | undefined;
   try {
     result = await measureStarted(run, variant, round, started, retrying);
   } finally {
+    recorded = await recording
+      ?.stop(names)
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     await Promise.all(started.services.map((service) => service.stop()));
   }
   if (!profiling) return result;
-  const names = new Map(started.services.map(({ pid, name }) => [pid, name]));
-  return withProfiles(result, profilesIn(profileDir, names));
+  if (recorded instanceof Error)
+    return { ...result, splitSampler: `perf failed: ${recorded.message}` };
+  return withProfiles(
+    result,
+    recorded === undefined
+      ? { v8: profilesIn(profileDir, names), because: perfUnusableBecause ?? '' }
+      : { perf: recorded },
+  );
 }
 
 /** Warm-up, the measured load with every process sampled, then the sequential and soak loads. */

@@ -69,7 +69,8 @@ export function areaOf(url: string, functionName: string): string {
   return project === undefined ? url : url.slice(project + 1);
 }
 
-const top = (counts: Map<string, number>, total: number, limit: number): Share[] =>
+/** The largest counts as shares of `total`, in % to one decimal. */
+export const topShares = (counts: Map<string, number>, total: number, limit: number): Share[] =>
   [...counts]
     .sort(([, a], [, b]) => b - a)
     .slice(0, limit)
@@ -96,8 +97,8 @@ export function summarizeProfile(
     process,
     file,
     busySamples: busy,
-    byArea: top(byArea, busy, 8),
-    byFunction: top(byFunction, busy, 8),
+    byArea: topShares(byArea, busy, 8),
+    byFunction: topShares(byFunction, busy, 8),
   };
 }
 
@@ -105,7 +106,11 @@ export function summarizeProfile(
 export interface ProcessSplit {
   process: string;
   busySamples: number;
-  /** How long its main thread was busy within the window, by the samples' intervals, in µs. */
+  /**
+   * How long its main thread was busy within the window, in µs: by V8's samples, the intervals
+   * before them, which take in time spent waiting for a CPU; by perf's, their number over the
+   * frequency, on a CPU only.
+   */
   busyUs: number;
   byGroup: Share[];
   /**
@@ -118,7 +123,7 @@ export interface ProcessSplit {
   byCaller: Share[];
 }
 
-const NO_PROJECT_FRAME = '(no project frame)';
+export const NO_PROJECT_FRAME = '(no project frame)';
 
 /** Where a profile node's code lives, and its group; no group for the idle node. */
 interface NodeKind {
@@ -188,10 +193,10 @@ export function splitProfile(
     process,
     busySamples: busy,
     busyUs,
-    byGroup: top(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
+    byGroup: topShares(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
       ({ percent }) => percent > 0,
     ),
-    byCaller: top(byCaller, Math.max(1, busy), 8),
+    byCaller: topShares(byCaller, Math.max(1, busy), 8),
   };
 }
 

@@ -33,6 +33,11 @@ export interface VariantResult {
   profiles?: ProfileSummary[];
   /** When the measured load ran, on the profiler's clock. */
   loadWindow?: ProfileWindow;
+  /**
+   * What sampled the splits of the windows: `perf` (Linux perf, on a CPU only), or V8 with why
+   * perf did not (`--cpu-prof`).
+   */
+  splitSampler?: string;
   /** Where each Node process's CPU went over the measured load (`--cpu-prof`). */
   loadSplit?: ProcessSplit[];
   /** What each gateway's reply consumer fetched during the load, in gateway order (e2e). */

@@ -26,7 +26,7 @@ export function costCurveLines(
           return `| ${rateCell(point)} | ${String(point.totalUs)} | ${cells.join(' | ')} | ${ms(point.p50)} | ${ms(point.p99)} |`;
         }),
         '',
-        ...splitLines(label(result), curve),
+        ...splitLines(label(result), curve, result.splitSampler),
       ];
     }),
   ];
@@ -38,7 +38,11 @@ export function costCurveLines(
  * (V8's concurrent marking and compiling, libuv's pool, the profiler's own sampling); then the
  * same main-thread part by the project file it was spent for.
  */
-function splitLines(run: string, curve: readonly CostPoint[]): string[] {
+function splitLines(
+  run: string,
+  curve: readonly CostPoint[],
+  sampler: string | undefined,
+): string[] {
   const profiled = curve.filter(({ split }) => split !== undefined && split.length > 0);
   if (profiled.length === 0) return [];
   const groups = PROFILE_GROUPS.filter((group) =>
@@ -47,7 +51,7 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
     ),
   );
   return [
-    `${run}, where each Node process's CPU per create went, in µs: its main thread's busy time (from its samples, at most the process's CPU) by what ran, and the rest of the process's CPU, on its other threads:`,
+    `${run}, where each Node process's CPU per create went, in µs: its main thread's busy time (from its samples, at most the process's CPU) by what ran, and the rest of the process's CPU, on its other threads. Sampled by ${samplerName(sampler)}:`,
     '',
     `| offered req/s | process | CPU per create µs | ${groups.join(' | ')} | other threads |`,
     `|${'---|'.repeat(groups.length + 4)}`,
@@ -62,7 +66,7 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
       }),
     ),
     '',
-    `${run}, the same main-thread time by the project file it was spent for (the nearest project frame up the stack, or Fastify and Node's HTTP where one of theirs comes first), in µs per create, the eight largest:`,
+    `${run}, the same main-thread time by the project file it was spent for (the nearest project frame up the stack, or Fastify and Node's HTTP where one of theirs comes first), in µs per create, the eight largest${sampler === 'perf' ? INLINED : ''}:`,
     '',
     '| offered req/s | process | spent for |',
     '|---|---|---|',
@@ -78,6 +82,15 @@ function splitLines(run: string, curve: readonly CostPoint[]): string[] {
     '',
   ];
 }
+
+/** What perf's stacks miss: V8's optimized code names only the outer function of what it inlined. */
+const INLINED =
+  "; perf names only the outer function of optimized code, so a project function that V8 inlined into Fastify's (the access log's `requestCompleted` into `onResponseCallback`) is charged to Fastify";
+
+const samplerName = (sampler: string | undefined): string =>
+  sampler === 'perf'
+    ? 'Linux perf, on a CPU only'
+    : `${sampler ?? 'V8'}: its samples reach a thread late when it waited for a CPU, and charge the wait to what ran just before, often a socket write that woke another process`;
 
 /** A process's CPU per create at a point, and its main thread's part (at most the whole). */
 function mainThread(point: CostPoint, process: string, busyUs: number) {

@@ -211,6 +211,38 @@ describe('The cost curve of a run: CPU per create against offered rate', () => {
     ]);
   });
 
+  it.each([
+    ['perf', 'Sampled by Linux perf, on a CPU only:'],
+    [
+      'V8 (perf: command not found)',
+      'Sampled by V8 (perf: command not found): its samples reach a thread late',
+    ],
+  ])('When the splits were sampled by %s, then the report says by what', (splitSampler, says) => {
+    const sampled: VariantResult = {
+      ...e2e,
+      splitSampler,
+      loadSplit: [{ process: 'gateway', busySamples: 1, busyUs: 1, byGroup: [], byCaller: [] }],
+    };
+
+    const lines = costCurveLines([sampled], ({ variant }) => variant);
+
+    expect(lines.find((line) => line.includes('where each Node process'))).toContain(says);
+  });
+
+  it('When perf sampled the splits, then the table by project file warns that inlined functions show as their caller', () => {
+    const sampled: VariantResult = {
+      ...e2e,
+      splitSampler: 'perf',
+      loadSplit: [{ process: 'gateway', busySamples: 1, busyUs: 1, byGroup: [], byCaller: [] }],
+    };
+
+    const lines = costCurveLines([sampled], ({ variant }) => variant);
+
+    expect(lines.find((line) => line.includes('by the project file it was spent for'))).toContain(
+      'inlined into Fastify',
+    );
+  });
+
   it('When no run has an open loop, then the report has no curve', () => {
     const { openLoop, ...closedOnly } = e2e;
     expect(openLoop).toBeDefined();
