@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -62,10 +62,22 @@ export function startPerfRecord(pids: readonly number[], file: string): PerfReco
       const code = await exited;
       if (code !== 0) throw new Error(stderr.trim() || `perf record exited with ${String(code)}`);
       const profile = await readPerfScript(file, names);
-      for (const pid of names.keys()) rmSync(`/tmp/perf-${String(pid)}.map`, { force: true });
+      for (const pid of names.keys()) removeFilesOf(pid);
       return profile;
     },
   };
+}
+
+/**
+ * What `--perf-basic-prof` left of a process once its samples are read: its map file, and the log
+ * V8 writes beside it into the working directory (`isolate-<address>-<pid>-v8.log`), which
+ * `NODE_OPTIONS` may not redirect (`--logfile` is not allowed there).
+ */
+function removeFilesOf(pid: number): void {
+  rmSync(`/tmp/perf-${String(pid)}.map`, { force: true });
+  for (const file of readdirSync(process.cwd()))
+    if (file.startsWith('isolate-') && file.endsWith(`-${String(pid)}-v8.log`))
+      rmSync(join(process.cwd(), file), { force: true });
 }
 
 /** The samples in a `perf record` file, read with `perf script`, which finds Node's map files. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +43,10 @@ describe('startPerfRecord', () => {
         const [summary] = profile.summaries;
         expect(summary?.busySamples).toBeGreaterThan(200);
         expect(summary?.byFunction[0]?.name).toMatch(/^spin /);
+        expect(existsSync(`/tmp/perf-${String(pid)}.map`)).toBe(false);
+        expect(
+          readdirSync(process.cwd()).filter((file) => file.includes(`-${String(pid)}-v8.log`)),
+        ).toEqual([]);
       } finally {
         spinning.kill();
       }
