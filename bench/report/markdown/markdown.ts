@@ -63,7 +63,9 @@ export function toMarkdown(report: Report): string {
     ...machineLines(report.results, label),
     ...brokerRequestLines(report.results, label),
     ...replyFetchLines(report.results, label),
-    ...report.results.flatMap((result) => profileLines(label(result), result.profiles ?? [])),
+    ...report.results.flatMap((result) =>
+      profileLines(label(result), result.profiles ?? [], result.splitSampler),
+    ),
   ].join('\n');
 }
 

@@ -73,8 +73,17 @@ export function replyFetchLines(
     : ['Reply records fetched per create answered, by gateway:', '', ...lines, ''];
 }
 
-/** Self time of each Node process of a run, by area and by function (`--cpu-prof`). */
-export function profileLines(run: string, profiles: readonly ProfileSummary[]): string[] {
+/**
+ * Self time of each Node process of a run, by area and by function (`--cpu-prof`), or why there
+ * is none when perf failed while it recorded.
+ */
+export function profileLines(
+  run: string,
+  profiles: readonly ProfileSummary[],
+  sampler?: string,
+): string[] {
+  if (sampler?.startsWith('perf failed') === true)
+    return [`CPU profile of ${run}: none, ${sampler}.`, ''];
   const shares = (list: ProfileSummary['byArea']) =>
     list.map(({ name, percent }) => `${name} ${percent.toFixed(1)} %`).join('; ');
   return profiles.flatMap(({ process, file, busySamples, byArea, byFunction }) => [
