@@ -6,11 +6,12 @@ import { createInterface } from 'node:readline';
 import { parsePerfScript, type PerfProfile } from './perf-samples.ts';
 
 /**
- * Samples a second of each profiled thread while it is on a CPU. Linux perf samples by the timer
- * interrupt of the CPU a thread runs on; V8's own sampler (`node --cpu-prof`) signals the thread
- * from another thread, and on a machine with fewer cores than busy processes that signal lands
- * late, when the thread runs again: after the socket writes that woke another process, which it
- * then charges with the wait. It also costs each idle process 45–50 ms of CPU a second.
+ * How many samples perf takes a second of each profiled thread while it is on a CPU. It samples
+ * by the timer interrupt of the CPU a thread runs on; V8's own sampler (`node --cpu-prof`)
+ * signals the thread from another thread, and on a machine with fewer cores than busy processes
+ * that signal lands late, when the thread runs again: after the socket write that woke another
+ * process, which it then charges with the wait. It also costs each idle process 45–50 ms of CPU
+ * a second.
  */
 export const PERF_FREQUENCY_HZ = 499;
 
@@ -26,7 +27,7 @@ export function perfUnusable(): string | undefined {
   rmSync(file, { force: true });
   if (probe.error !== undefined) return `perf: ${probe.error.message}`;
   if (probe.status !== 0)
-    return `perf: ${probe.stderr.trim().split('\n')[0] ?? `exited with ${String(probe.status)}`}`;
+    return `perf: ${probe.stderr.trim().split('\n')[0] || `exited with ${String(probe.status)}`}`;
   return undefined;
 }
 
