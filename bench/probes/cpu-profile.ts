@@ -172,31 +172,49 @@ export function splitProfile(
     }),
   );
   const callers = callersOf(profile, kinds);
-  const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
-  const byCaller = new Map<string, number>();
+  const tally = splitTally();
   const { samples = [], timeDeltas = [] } = profile;
   let at = profile.startTime ?? 0;
-  let busy = 0;
   let busyUs = 0;
   samples.forEach((id, index) => {
     const delta = timeDeltas[index] ?? 0;
     at += delta;
     const group = kinds.get(id)?.group;
     if (group === undefined || at < window.fromUs || at >= window.toUs) return;
-    busy++;
     busyUs += delta;
-    counts.set(group, (counts.get(group) ?? 0) + 1);
-    const caller = callers.get(id) ?? NO_PROJECT_FRAME;
-    byCaller.set(caller, (byCaller.get(caller) ?? 0) + 1);
+    tally.add(group, callers.get(id) ?? NO_PROJECT_FRAME);
   });
+  return tally.split(process, busyUs);
+}
+
+/**
+ * Busy samples counted by group and by caller, for either sampler's split of a window; `split`
+ * gives them as shares, with the main thread's busy time the sampler measured.
+ */
+export function splitTally() {
+  const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
+  const byCaller = new Map<string, number>();
+  let busy = 0;
   return {
-    process,
-    busySamples: busy,
-    busyUs,
-    byGroup: topShares(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
-      ({ percent }) => percent > 0,
-    ),
-    byCaller: topShares(byCaller, Math.max(1, busy), 8),
+    add(group: ProfileGroup, caller: string): void {
+      busy++;
+      counts.set(group, (counts.get(group) ?? 0) + 1);
+      byCaller.set(caller, (byCaller.get(caller) ?? 0) + 1);
+    },
+    get samples(): number {
+      return busy;
+    },
+    split(process: string, busyUs: number): ProcessSplit {
+      return {
+        process,
+        busySamples: busy,
+        busyUs,
+        byGroup: topShares(counts, Math.max(1, busy), PROFILE_GROUPS.length).filter(
+          ({ percent }) => percent > 0,
+        ),
+        byCaller: topShares(byCaller, Math.max(1, busy), 8),
+      };
+    },
   };
 }
 

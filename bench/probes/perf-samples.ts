@@ -1,12 +1,13 @@
 import {
   areaOf,
   NO_PROJECT_FRAME,
+  splitTally,
   topShares,
   type ProcessSplit,
   type ProfileSummary,
   type ProfileWindow,
 } from './cpu-profile.ts';
-import { groupOf, isFrameworkArea, PROFILE_GROUPS, type ProfileGroup } from './profile-groups.ts';
+import { groupOf, isFrameworkArea, type ProfileGroup } from './profile-groups.ts';
 
 /** One frame of a sample's stack, leaf first: its symbol and the file it is in (`dso`). */
 export interface Frame {
@@ -158,22 +159,9 @@ export function splitPerfProfile(
   frequencyHz: number,
 ): ProcessSplit[] {
   return [...profile.samples].map(([process, samples]) => {
-    const counts = new Map<string, number>(PROFILE_GROUPS.map((group) => [group, 0]));
-    const byCaller = new Map<string, number>();
-    let busy = 0;
-    for (const { timeUs, group, caller } of samples) {
-      if (timeUs < window.fromUs || timeUs >= window.toUs) continue;
-      busy++;
-      counts.set(group, (counts.get(group) ?? 0) + 1);
-      byCaller.set(caller, (byCaller.get(caller) ?? 0) + 1);
-    }
-    const total = Math.max(1, busy);
-    return {
-      process,
-      busySamples: busy,
-      busyUs: Math.round((busy * 1_000_000) / frequencyHz),
-      byGroup: topShares(counts, total, PROFILE_GROUPS.length).filter(({ percent }) => percent > 0),
-      byCaller: topShares(byCaller, total, 8),
-    };
+    const tally = splitTally();
+    for (const { timeUs, group, caller } of samples)
+      if (timeUs >= window.fromUs && timeUs < window.toUs) tally.add(group, caller);
+    return tally.split(process, Math.round((tally.samples * 1_000_000) / frequencyHz));
   });
 }
