@@ -89,16 +89,21 @@ async function readPerfScript(
   const script = spawn('perf', ['script', '-i', file, '-F', 'pid,tid,time,ip,sym,dso'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    script.on('error', reject);
-    script.on('exit', resolve);
+  // Settled, not rejected: a failure to start it comes while its output is still being read.
+  const exited = new Promise<string | undefined>((resolve) => {
+    script.on('error', (error) => {
+      resolve(error.message);
+    });
+    script.on('exit', (code) => {
+      resolve(code === 0 ? undefined : `exited with ${String(code)}`);
+    });
   });
   const profile = await parsePerfScript(
     createInterface({ input: script.stdout, crlfDelay: Infinity }),
     names,
     file,
   );
-  const code = await exited;
-  if (code !== 0) throw new Error(`perf script -i ${file} exited with ${String(code)}`);
+  const failed = await exited;
+  if (failed !== undefined) throw new Error(`perf script -i ${file}: ${failed}`);
   return profile;
 }
