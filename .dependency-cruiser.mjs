@@ -27,6 +27,45 @@ export default {
       to: { path: '^services/' },
     },
     {
+      name: 'shared-leaves-alone',
+      severity: 'error',
+      comment:
+        'shared/README.md: contracts/, tls/ and batching/ import nothing of the project outside themselves.',
+      from: { path: '^shared/(contracts|tls|batching)/' },
+      to: { path: '^shared/', pathNot: '^shared/$1/' },
+    },
+    {
+      name: 'shared-folders-apart',
+      severity: 'error',
+      comment:
+        'shared/README.md: kafka/, http/ and tracing/ use the root, contracts/ and tls/, never one another.',
+      from: { path: '^shared/(kafka|http|tracing)/' },
+      to: { path: '^shared/(kafka|http|tracing)/', pathNot: '^shared/$1/' },
+    },
+    {
+      name: 'kafkajs-patched-by-the-client',
+      severity: 'error',
+      comment:
+        'shared/kafka/kafkajs-patches/README.md: the patches are installed by the Kafka client alone, so that no client of the process runs without them.',
+      from: { pathNot: '^shared/kafka/(client[.]ts|kafkajs-patches/)|^test/' },
+      to: { path: '^shared/kafka/kafkajs-patches/' },
+    },
+    {
+      name: 'kafkajs-patches-alone',
+      severity: 'error',
+      comment: 'A patch of kafkajs stands on kafkajs and the version guard only.',
+      from: { path: '^shared/kafka/kafkajs-patches/' },
+      to: { path: '^(shared|services)/', pathNot: '^shared/kafka/kafkajs-patches/' },
+    },
+    {
+      name: 'shared-root-gathers',
+      severity: 'error',
+      comment:
+        "shared/README.md: at the root, config.ts and metrics.ts gather what a folder declares; the root's other pieces stand on the root.",
+      from: { path: '^shared/[^/]+[.]ts$', pathNot: '^shared/(config|metrics)[.]ts$' },
+      to: { path: '^shared/[^/]+/' },
+    },
+    {
       name: 'services-apart',
       severity: 'error',
       comment: 'The gateway and the writer meet only through shared/ (the contracts).',

@@ -6,7 +6,7 @@ import {
   kafkaConnectionOf,
   kafkaConnectionSettings,
   type KafkaConnection,
-} from './kafka-connection.ts';
+} from './kafka/connection.ts';
 
 /** Kafka's own rule for topic names. */
 const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';

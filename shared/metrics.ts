@@ -1,5 +1,5 @@
 import { Registry, collectDefaultMetrics, type Histogram, type LabelValues } from 'prom-client';
-import { kafkaRequestTimeouts } from './kafka-sockets.ts';
+import { kafkaRequestTimeouts } from './kafka/sockets.ts';
 
 /** Seconds, from a cached answer (~1 ms) to the default reply deadline (5 s) and beyond. */
 export const LATENCY_BUCKETS = [

@@ -8,7 +8,7 @@ import { httpIsReady } from '#local/process/http-ready.ts';
 import { runLogged } from '#local/process/run-logged.ts';
 import { startServerProcess, type ServerProcess } from '#local/process/server-process.ts';
 import { waitUntilReady } from '#local/process/wait-until-ready.ts';
-import { ensureTopics } from '#shared/ensure-topics.ts';
+import { ensureTopics } from '#shared/kafka/ensure-topics.ts';
 import { createLogger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin } from '#shared/start-up.ts';
 

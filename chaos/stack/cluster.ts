@@ -1,5 +1,5 @@
 import { AssignerProtocol, Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 
 export interface GroupState {
   stable: boolean;

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { kafkaClient } from '#shared/kafka-client.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
 import { createLogger } from '#shared/logger.ts';
 import { attachGateway, type TestGateway } from '../support/servers/gateway.ts';
 import { ownKafkaWithLinks, ownToxiproxy } from '../support/servers/gray-links.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HEADERS, readReplyPartition } from '#shared/contracts/kafka.ts';
 import { encodeReply } from '#shared/contracts/reply.ts';
-import { headerText } from '#shared/kafka-messages.ts';
+import { headerText } from '#shared/kafka/messages.ts';
 import { startTestGateway } from '../support/servers/gateway.ts';
 
 describe('POST /plants when a reply carries its correlation id more than once', () => {

@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { kafkaClient } from '#shared/kafka-client.ts';
-import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka/retriable.ts';
 import { createLogger } from '#shared/logger.ts';
 import { startUpWithin } from '#shared/start-up.ts';
 import { partitioner, uniqueName } from '../support/servers/kafka.ts';

@@ -4,7 +4,7 @@ import { stateRoot } from '#local/provision/paths.ts';
 import { serviceConnections } from '#local/secure-stack.ts';
 import { startServices, type Services } from '#local/services.ts';
 import { startLocalStack, type LocalStack } from '#local/stack.ts';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 import { TOKEN } from '../support/clients/token.ts';
 import { securedStackLacks } from '../support/servers/local-servers.ts';
 import { provisionTestPackages } from '../support/servers/test-packages.ts';

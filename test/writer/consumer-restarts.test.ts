@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { replyPartitionHeader } from '#shared/contracts/kafka.ts';
 import { startWriter, type Writer, type WriterOptions } from '#writer/writer.ts';
-import { kafkaClient } from '#shared/kafka-client.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
 import { createLogger } from '#shared/logger.ts';
 import { partitioner, uniqueName } from '../support/servers/kafka.ts';
 import { localServersUnavailable, OWN_STACK_TIMEOUT_MS } from '../support/servers/local-servers.ts';

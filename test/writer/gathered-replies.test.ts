@@ -1,5 +1,5 @@
 import { inject, describe, expect, it, onTestFinished } from 'vitest';
-import { kafkaClient } from '#shared/kafka-client.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
 import { createLogger } from '#shared/logger.ts';
 import { outgoingSender } from '#writer/sending/outgoing-sender.ts';
 import type { Outgoing } from '#writer/sending/outgoing.ts';

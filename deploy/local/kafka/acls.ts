@@ -5,7 +5,7 @@ import {
   TOPICS,
   WRITER_GROUP,
 } from '#shared/contracts/kafka.ts';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 
 /** The principals of a secured stack besides the brokers' own. */
 export const PRINCIPALS = ['gateway', 'writer', 'producer', 'dlq'] as const;

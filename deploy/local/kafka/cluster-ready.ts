@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 
 /**
  * Resolves once the cluster has a controller, `nodes` registered brokers and a loaded group

@@ -1,5 +1,5 @@
 import { AssignerProtocol, Kafka, logLevel, type GroupDescription } from 'kafkajs';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 
 /**
  * Resolves once a consumer group has at least `members` members and a settled assignment;

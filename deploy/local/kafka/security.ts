@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 import type { Certificates } from '../provision/certificates.ts';
 
 /** The brokers' own principal, a super user; it applies the ACLs. */

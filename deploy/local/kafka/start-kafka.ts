@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 import { startServerProcess, type ServerProcess } from '../process/server-process.ts';
 import { waitUntilReady } from '../process/wait-until-ready.ts';
 import { assertLinksValid } from './broker-config.ts';

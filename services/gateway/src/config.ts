@@ -4,8 +4,8 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Topics } from '#shared/contracts/kafka.ts';
 import { failOn, readConfig, sharedSettings, topicsOf } from '#shared/config.ts';
-import { httpLimitSettings, type HttpLimits } from '#shared/http-limits.ts';
-import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
+import { httpLimitSettings, type HttpLimits } from '#shared/http/limits.ts';
+import { kafkaConnectionOf } from '#shared/kafka/connection.ts';
 import { shutdownSettings } from '#shared/shutdown.ts';
 import { startUpSettings } from '#shared/start-up.ts';
 import type { JwtOptions } from './auth/jwt-tokens.ts';
@@ -145,7 +145,7 @@ export interface HttpSettings extends HttpLimits {
 /** What a gateway runs with: the HTTP layer's settings and those of creates over Kafka. */
 export interface GatewaySettings extends HttpSettings {
   replyTimeoutMs: number;
-  /** The longest a send of commands lingers for more (arrival-linger.ts); 0: never. */
+  /** The longest a send of commands lingers for more (shared/batching/arrival-linger.ts); 0: never. */
   publishLingerMaxMs: number;
   /** Requests that may wait for a writer at once; more are refused rather than queued. */
   maxInFlight: number;

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { TOPICS } from '#shared/contracts/kafka.ts';
-import { ensureTopics } from '#shared/ensure-topics.ts';
-import { connectionCap } from '#shared/http-limits.ts';
+import { ensureTopics } from '#shared/kafka/ensure-topics.ts';
+import { connectionCap } from '#shared/http/limits.ts';
 import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { createAdmission } from './admission/concurrency-limit.ts';

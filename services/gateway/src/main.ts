@@ -1,12 +1,12 @@
 // `npm run start:gateway`: one gateway process against KAFKA_BROKERS.
 import { configOrExit, exitOnConfigError } from '#shared/config.ts';
-import { checkKafkaAccess } from '#shared/kafka-access.ts';
-import { kafkaClient } from '#shared/kafka-client.ts';
-import { connectionCap, logConnectionCap } from '#shared/http-limits.ts';
+import { checkKafkaAccess } from '#shared/kafka/access.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
+import { connectionCap, logConnectionCap } from '#shared/http/limits.ts';
 import { createLogger } from '#shared/logger.ts';
 import { exitOnSignalOrFault } from '#shared/shutdown.ts';
 import { exitOnStartUpError, startUpWithin } from '#shared/start-up.ts';
-import { startTracing } from '#shared/tracing-sdk.ts';
+import { startTracing } from '#shared/tracing/sdk.ts';
 import { gatewaySettingsOf, readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 import { startMetricsPort } from './observability/metrics-port.ts';

@@ -1,12 +1,12 @@
 // `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
 import { configOrExit, exitOnConfigError, topicsOf } from '#shared/config.ts';
-import { checkKafkaAccess } from '#shared/kafka-access.ts';
-import { kafkaClient } from '#shared/kafka-client.ts';
-import { connectionCap, logConnectionCap } from '#shared/http-limits.ts';
+import { checkKafkaAccess } from '#shared/kafka/access.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
+import { connectionCap, logConnectionCap } from '#shared/http/limits.ts';
 import { createLogger } from '#shared/logger.ts';
 import { exitOnSignalOrFault } from '#shared/shutdown.ts';
 import { exitOnStartUpError, startUpWithin } from '#shared/start-up.ts';
-import { startTracing } from '#shared/tracing-sdk.ts';
+import { startTracing } from '#shared/tracing/sdk.ts';
 import { readWriterConfig } from './config.ts';
 import { startHealthServer } from './health/health-server.ts';
 import { connectStore, storeErrorIsRetriable } from './store/store-client.ts';

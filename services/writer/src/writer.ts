@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { Db, MongoClient } from 'mongodb';
 import { TOPICS, WRITER_GROUP, type Topics } from '#shared/contracts/kafka.ts';
-import { ensureTopics } from '#shared/ensure-topics.ts';
+import { ensureTopics } from '#shared/kafka/ensure-topics.ts';
 import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { awayFromStore } from './consuming/away-from-store.ts';

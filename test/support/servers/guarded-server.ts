@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:net';
 import { Registry } from 'prom-client';
 import { onTestFinished, vi } from 'vitest';
-import { guardConnections, type ConnectionGuardOptions } from '#shared/connection-guard.ts';
+import { guardConnections, type ConnectionGuardOptions } from '#shared/http/connection-guard.ts';
 
-// Guarded servers for the tests of shared/connection-guard.ts: a cap of 2 connections and short
+// Guarded servers for the tests of shared/http/connection-guard.ts: a cap of 2 connections and short
 // quiet and probe periods, a spy logger and the guard's metrics.
 
 export const QUIET_MS = 200;

@@ -7,7 +7,7 @@ import { inject, onTestFinished } from 'vitest';
 import type { Principal } from '#local/kafka/acls.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
 import { kafkaConnectionFromEnv } from '#shared/config.ts';
-import type { KafkaConnection } from '#shared/kafka-connection.ts';
+import type { KafkaConnection } from '#shared/kafka/connection.ts';
 import type { SecuredStackContext } from '../../secured/global-setup.ts';
 import { runEntryPoint, type EntryPointExit } from '../processes/entry-point.ts';
 import { securedStackUnavailable } from './local-servers.ts';

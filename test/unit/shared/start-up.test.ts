@@ -8,8 +8,8 @@ import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeErrorIsRetriable } from '#writer/store/store-client.ts';
 import { ConfigError } from '#shared/config.ts';
-import { LeadersNotReadyError, leadersMissing } from '#shared/ensure-topics.ts';
-import { kafkaErrorIsRetriable } from '#shared/kafka-retriable.ts';
+import { LeadersNotReadyError, leadersMissing } from '#shared/kafka/ensure-topics.ts';
+import { kafkaErrorIsRetriable } from '#shared/kafka/retriable.ts';
 import { createLogger } from '#shared/logger.ts';
 import { StartUpError, startUpWithin } from '#shared/start-up.ts';
 

@@ -4,12 +4,12 @@ import type { Histogram } from 'prom-client';
 import { HEADERS, replyPartitionHeader, type Topics } from '#shared/contracts/kafka.ts';
 import { stringifyJson } from '#shared/contracts/json.ts';
 import type { NewPlant } from '#shared/contracts/plant.ts';
-import { arrivalLinger } from '#shared/arrival-linger.ts';
-import { coalescer } from '#shared/coalescer.ts';
-import { idempotentProducer } from '#shared/idempotent-producer.ts';
+import { arrivalLinger } from '#shared/batching/arrival-linger.ts';
+import { coalescer } from '#shared/batching/coalescer.ts';
+import { idempotentProducer } from '#shared/kafka/idempotent-producer.ts';
 import type { Logger } from '#shared/logger.ts';
 import { timed } from '#shared/metrics.ts';
-import { inProducerSpan } from '#shared/tracing.ts';
+import { inProducerSpan } from '#shared/tracing/spans.ts';
 
 export interface CreateCommand {
   plant: NewPlant;
@@ -40,7 +40,7 @@ type Sent = 'sent' | 'too late' | { failedBehind: unknown };
 const SEND_RETRY = { retries: 7, initialRetryTime: 100, maxRetryTime: 1_000 };
 
 /**
- * How a send waits for more commands (arrival-linger.ts): for three more, as long as they take to
+ * How a send waits for more commands (shared/batching/arrival-linger.ts): for three more, as long as they take to
  * arrive at the rate of the last ~100 ms, when that is within the configured longest wait. With
  * the default 8 ms, a send waits from about 375 creates/s up (7.5 ms at 400/s, 4.3 ms at 700/s,
  * 3 ms at 1,000/s), and never at a lower rate or when idle.

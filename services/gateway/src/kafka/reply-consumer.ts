@@ -3,7 +3,7 @@ import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import type { Counter } from 'prom-client';
 import { GATEWAY_GROUP_PREFIX, HEADERS } from '#shared/contracts/kafka.ts';
 import { decodeReply } from '#shared/contracts/reply.ts';
-import { headerText, nextOffset } from '#shared/kafka-messages.ts';
+import { headerText, nextOffset } from '#shared/kafka/messages.ts';
 import type { ReplyWaiter } from './reply-waiter.ts';
 import { onePartitionAssigner } from './reply-partition.ts';
 import { recordReplyArrival } from '../observability/request-tracing.ts';

@@ -1,6 +1,6 @@
-import type { HttpLimits } from '#shared/http-limits.ts';
+import type { HttpLimits } from '#shared/http/limits.ts';
 import type { Logger } from '#shared/logger.ts';
-import { startOpsServer, type OpsServer } from '#shared/ops-server.ts';
+import { startOpsServer, type OpsServer } from '#shared/http/ops-server.ts';
 import type { GatewayApp } from '../app.ts';
 import { notReadyReason } from '../routes/probes.ts';
 

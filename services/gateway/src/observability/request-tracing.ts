@@ -9,7 +9,12 @@ import {
 } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { IHeaders } from 'kafkajs';
-import { messagingAttributes, traceContextOf, traceLogFields, tracer } from '#shared/tracing.ts';
+import {
+  messagingAttributes,
+  traceContextOf,
+  traceLogFields,
+  tracer,
+} from '#shared/tracing/spans.ts';
 
 /** Probes and scrapes arrive every few seconds and say nothing about a create. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);

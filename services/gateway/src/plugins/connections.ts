@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { guardConnections } from '#shared/connection-guard.ts';
+import { guardConnections } from '#shared/http/connection-guard.ts';
 import type { HttpSettings } from '../config.ts';
 
 declare module 'fastify' {
@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 /**
  * The gateway's port holds at most `maxConnections` connections and survives running out of
- * descriptors or memory (`shared/connection-guard.ts`); the timeouts are the server's own
+ * descriptors or memory (`shared/http/connection-guard.ts`); the timeouts are the server's own
  * (`server-options.ts`).
  */
 export const connections = fp<Pick<HttpSettings, 'maxConnections'>>(

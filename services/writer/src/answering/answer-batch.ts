@@ -5,7 +5,7 @@ import type { NewPlant } from '#shared/contracts/plant.ts';
 import type { KnownOutcomes } from '../store/create-plants.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
 import type { Logger } from '#shared/logger.ts';
-import { traceHeaders } from '#shared/tracing.ts';
+import { traceHeaders } from '#shared/tracing/spans.ts';
 import type { WriterMetrics } from '../health/metrics.ts';
 import type { OutgoingSender } from '../sending/outgoing-sender.ts';
 import {

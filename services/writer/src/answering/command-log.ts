@@ -1,8 +1,8 @@
 import type { Span } from '@opentelemetry/api';
 import type { KafkaMessage } from 'kafkajs';
 import { HEADERS } from '#shared/contracts/kafka.ts';
-import { firstHeader, headerText } from '#shared/kafka-messages.ts';
-import { traceLogFields } from '#shared/tracing.ts';
+import { firstHeader, headerText } from '#shared/kafka/messages.ts';
+import { traceLogFields } from '#shared/tracing/spans.ts';
 
 const LOGGED_ID_BYTES = 64;
 

@@ -1,6 +1,11 @@
 import { SpanKind, type Span } from '@opentelemetry/api';
 import type { Batch, KafkaMessage } from 'kafkajs';
-import { messagingAttributes, recordFailure, traceContextOf, tracer } from '#shared/tracing.ts';
+import {
+  messagingAttributes,
+  recordFailure,
+  traceContextOf,
+  tracer,
+} from '#shared/tracing/spans.ts';
 
 export interface CommandSpans {
   /** The span of a command's processing, started on first use. */

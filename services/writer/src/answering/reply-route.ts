@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import { HEADERS, readReplyPartition, type Topics } from '#shared/contracts/kafka.ts';
-import { firstHeader } from '#shared/kafka-messages.ts';
+import { firstHeader } from '#shared/kafka/messages.ts';
 
 /** Where a command asks its reply to go, or why no reply can go there. */
 export type ReplyRoute =

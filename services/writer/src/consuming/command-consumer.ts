@@ -1,6 +1,6 @@
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { decodeNewPlant } from '#shared/contracts/new-plant.ts';
-import { nextOffset } from '#shared/kafka-messages.ts';
+import { nextOffset } from '#shared/kafka/messages.ts';
 import { answerBatch, type Answering } from '../answering/answer-batch.ts';
 import { createPlants } from '../store/create-plants.ts';
 import type { PlantStore } from '../store/plant-store.ts';

@@ -1,5 +1,5 @@
 import type { EachBatchPayload } from 'kafkajs';
-import { groupByTopic, partitionKey } from '#shared/kafka-messages.ts';
+import { groupByTopic, partitionKey } from '#shared/kafka/messages.ts';
 
 /** The next offset of a partition once a batch of it is answered. */
 export interface Answered {

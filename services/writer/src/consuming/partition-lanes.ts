@@ -1,8 +1,8 @@
 import * as timers from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { arrivalLinger } from '#shared/arrival-linger.ts';
-import { nextOffset, partitionKey } from '#shared/kafka-messages.ts';
+import { arrivalLinger } from '#shared/batching/arrival-linger.ts';
+import { nextOffset, partitionKey } from '#shared/kafka/messages.ts';
 import type { Logger } from '#shared/logger.ts';
 import { RETRY_MS } from '../answering/until-it-succeeds.ts';
 import { waitFor, type StoreDistance } from '../store/store-distance.ts';

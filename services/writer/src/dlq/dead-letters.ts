@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type IHeaders, type Kafka, type KafkaMessage } from 'kafkajs';
 import { DLQ_READER_GROUP_PREFIX, HEADERS, type Topics } from '#shared/contracts/kafka.ts';
-import { headerText, nextOffset } from '#shared/kafka-messages.ts';
+import { headerText, nextOffset } from '#shared/kafka/messages.ts';
 
 /** A command the writer refused, as it sits on the dead-letter topic. */
 export interface DeadLetter {

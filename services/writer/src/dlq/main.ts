@@ -11,9 +11,9 @@ import {
   sharedSettings,
   topicsOf,
 } from '#shared/config.ts';
-import { checkKafkaAccess } from '#shared/kafka-access.ts';
-import { kafkaClient } from '#shared/kafka-client.ts';
-import { kafkaConnectionOf } from '#shared/kafka-connection.ts';
+import { checkKafkaAccess } from '#shared/kafka/access.ts';
+import { kafkaClient } from '#shared/kafka/client.ts';
+import { kafkaConnectionOf } from '#shared/kafka/connection.ts';
 import { createLogger } from '#shared/logger.ts';
 import { readDeadLetters, replayDeadLetters, type DeadLetter } from './dead-letters.ts';
 

@@ -1,7 +1,11 @@
-import { startOpsServer, type OpsServerOptions, type ServiceHealth } from '#shared/ops-server.ts';
+import {
+  startOpsServer,
+  type OpsServerOptions,
+  type ServiceHealth,
+} from '#shared/http/ops-server.ts';
 
 /**
- * The writer's one HTTP port, for probes and Prometheus only (`shared/ops-server.ts`): `/healthz`
+ * The writer's one HTTP port, for probes and Prometheus only (`shared/http/ops-server.ts`): `/healthz`
  * is 200 while the process answers (the writer restarts a stopped consumer itself, and replacing
  * it does not bring a broker or the store back); `/readyz` is 503 until the writer is in its
  * group, while its consumer restarts, while the store does not answer it, while the port is at its

@@ -5,9 +5,9 @@ import {
   type RecordMetadata,
   type TopicMessages,
 } from 'kafkajs';
-import { coalescer } from '#shared/coalescer.ts';
-import { idempotentProducer } from '#shared/idempotent-producer.ts';
-import { groupByTopic } from '#shared/kafka-messages.ts';
+import { coalescer } from '#shared/batching/coalescer.ts';
+import { idempotentProducer } from '#shared/kafka/idempotent-producer.ts';
+import { groupByTopic } from '#shared/kafka/messages.ts';
 import type { Logger } from '#shared/logger.ts';
 import type { Outgoing, Refusals } from './outgoing.ts';
 

@@ -1,5 +1,5 @@
 import type { NewPlant } from '#shared/contracts/plant.ts';
-import { coalescer } from '#shared/coalescer.ts';
+import { coalescer } from '#shared/batching/coalescer.ts';
 import type { PlantStore } from './plant-store.ts';
 import { waitFor, type StoreDistance } from './store-distance.ts';
 

@@ -5,7 +5,7 @@ import {
   MongoServerSelectionError,
 } from 'mongodb';
 import { failOn } from '#shared/config.ts';
-import { untrustedCertificate } from '#shared/tls-errors.ts';
+import { untrustedCertificate } from '#shared/tls/errors.ts';
 import type { Logger } from '#shared/logger.ts';
 import { failStalledWrites } from './stalled-writes.ts';
 

@@ -40,7 +40,7 @@ describe('summarizeProfile', () => {
           node(2, 'send', 'file:///a/node_modules/kafkajs/src/producer/index.js', 250),
           node(3, 'decode', 'file:///a/node_modules/kafkajs/src/protocol/decoder.js', 50),
           node(4, '(garbage collector)', '', 100),
-          node(5, '', 'file:///w/shared/coalescer.ts', 0),
+          node(5, '', 'file:///w/shared/batching/coalescer.ts', 0),
         ],
       },
       'gateway',

@@ -4,7 +4,7 @@ import { groupOf } from '#bench/probes/profile-groups.ts';
 describe('groupOf', () => {
   it.each([
     ['services/gateway/src/create-plant.ts', 'project'],
-    ['shared/arrival-linger.ts', 'project'],
+    ['shared/batching/arrival-linger.ts', 'project'],
     ['fastify', 'fastify & Node HTTP'],
     ['@fastify/auth', 'fastify & Node HTTP'],
     ['find-my-way', 'fastify & Node HTTP'],
