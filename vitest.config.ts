@@ -7,11 +7,11 @@ const UNIT_TESTS = 'test/unit/**/*.test.ts';
 /**
  * The unit tests share their worker's modules (isolate: false): loading kafkajs, mongodb and
  * typebox once per worker instead of once per file is most of their time. A file that replaces a
- * module with vi.mock cannot share them: its mock misses a module an earlier file loaded, and the
+ * module with vi.mock or vi.doMock cannot share them: its mock misses a module an earlier file loaded, and the
  * next file can get it. Those files run apart, each with modules of its own.
  */
 const MOCKING_UNIT_TESTS = globSync(UNIT_TESTS, { cwd: import.meta.dirname }).filter((file) =>
-  readFileSync(join(import.meta.dirname, file), 'utf8').includes('vi.mock('),
+  /vi\.(?:mock|doMock)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')),
 );
 
 /**

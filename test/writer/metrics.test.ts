@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startHealthServer } from '#writer/health/health-server.ts';
+import { startOpsPort } from '#writer/health/ops-port.ts';
 import { startWriter, type WriterOptions } from '#writer/writer.ts';
 import { createLogger } from '#shared/logger.ts';
 import { localServersUnavailable } from '../support/servers/local-servers.ts';
@@ -10,7 +10,7 @@ import { json, PARTITIONS, startTestWriter, writerOptions } from '../support/ser
 /** A writer with its health and metrics port, stopped when the test ends. */
 async function writerWithMetrics(options: WriterOptions) {
   const writer = await startWriter(options);
-  const server = await startHealthServer(writer, {
+  const server = await startOpsPort(writer, {
     host: '127.0.0.1',
     port: 0,
     logger: options.logger,

@@ -11,7 +11,7 @@ import { admitted, type CreatePlant } from './create-plant.ts';
 import { replyWaiter } from './kafka/reply-waiter.ts';
 import { gatewayMetrics } from './observability/metrics.ts';
 import { createsWith, kafkaCreates } from './plugins/creates.ts';
-import { notReadyReason } from './routes/probes.ts';
+import { notReadyReason } from './health/readiness.ts';
 
 /** What a gateway runs on, beside its settings. */
 export interface GatewayClients {

@@ -9,7 +9,7 @@ import { exitOnStartUpError, startUpWithin } from '#shared/start-up.ts';
 import { startTracing } from '#shared/tracing/sdk.ts';
 import { gatewaySettingsOf, readGatewayConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
-import { startMetricsPort } from './observability/metrics-port.ts';
+import { startOpsPort } from './health/ops-port.ts';
 
 const config = configOrExit(() => readGatewayConfig());
 /**
@@ -33,7 +33,7 @@ await gateway.app.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN
 const metricsPort =
   config.METRICS_PORT === undefined
     ? undefined
-    : await startMetricsPort(gateway.app, {
+    : await startOpsPort(gateway.app, {
         host: config.HOST,
         port: config.METRICS_PORT,
         logger,

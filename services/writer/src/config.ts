@@ -4,7 +4,7 @@ import { failOn, readConfig, sharedSettings } from '#shared/config.ts';
 import { httpLimitSettings } from '#shared/http/limits.ts';
 import { kafkaConnectionOf } from '#shared/kafka/connection.ts';
 import { readCertificates } from '#shared/tls/files.ts';
-import { ANSWER_LINGER_MAX_MS } from './consuming/lane-tuning.ts';
+import { ANSWER_LINGER_MAX_MS } from './lanes/lane-tuning.ts';
 import { SESSION_TIMEOUT_MS } from './writer.ts';
 import { shutdownSettings } from '#shared/shutdown.ts';
 import { startUpSettings } from '#shared/start-up.ts';

@@ -8,7 +8,7 @@ import { exitOnSignalOrFault } from '#shared/shutdown.ts';
 import { exitOnStartUpError, startUpWithin } from '#shared/start-up.ts';
 import { startTracing } from '#shared/tracing/sdk.ts';
 import { readWriterConfig } from './config.ts';
-import { startHealthServer } from './health/health-server.ts';
+import { startOpsPort } from './health/ops-port.ts';
 import { connectStore, storeErrorIsRetriable } from './store/store-client.ts';
 import { startWriter } from './writer.ts';
 
@@ -46,7 +46,7 @@ const writer = await startWriter({
 // Its requests have no body: what one connection can hold is its head.
 const cap = connectionCap(config.MAX_CONNECTIONS, 0);
 logConnectionCap(cap, logger);
-const health = await startHealthServer(writer, {
+const health = await startOpsPort(writer, {
   host: config.HOST,
   port: config.METRICS_PORT,
   logger,

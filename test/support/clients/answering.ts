@@ -1,4 +1,4 @@
-import { writerMetrics } from '#writer/health/metrics.ts';
+import { writerMetrics } from '#writer/observability/metrics.ts';
 import { createLogger } from '#shared/logger.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { vi } from 'vitest';
 import { createLogger } from '#shared/logger.ts';
-import type { LaneWork } from '#writer/consuming/lane-state.ts';
-import { partitionLanes, type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
+import type { LaneWork } from '#writer/lanes/lane-state.ts';
+import { partitionLanes, type PartitionLanes } from '#writer/lanes/partition-lanes.ts';
 import { NEAR_STORE, type StoreDistance } from '#writer/store/store-distance.ts';
 
 // Batches as kafkajs hands them to eachBatch, and lanes whose work the test finishes: for the

@@ -7,7 +7,7 @@ import { ensureTopics } from '#shared/kafka/ensure-topics.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin } from '#shared/start-up.ts';
 import { kafkaClient } from '#shared/kafka/client.ts';
 import { createLogger, type Logger } from '#shared/logger.ts';
-import type { WriterMetrics } from '#writer/health/metrics.ts';
+import type { WriterMetrics } from '#writer/observability/metrics.ts';
 import { startWriter, type Writer, type WriterOptions } from '#writer/writer.ts';
 import { parseMetrics, type Sample } from '../checks/metrics.ts';
 import { aPlant } from '../clients/plants.ts';

@@ -1,18 +1,6 @@
-import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
+import type { FastifyPluginCallback } from 'fastify';
 import { errorBody } from '#shared/contracts/errors.ts';
-
-/**
- * Why the gateway should get no new requests: it drains (`plugins/stopping.ts`), its port is at
- * its cap or out of descriptors (`plugins/connections.ts`), or its creates cannot be served yet
- * (`plugins/creates.ts`).
- */
-export function notReadyReason(
-  app: Pick<FastifyInstance, 'isDraining' | 'connectionsNotReadyReason' | 'createsNotReadyReason'>,
-): string | undefined {
-  return app.isDraining()
-    ? 'shutting down'
-    : (app.connectionsNotReadyReason() ?? app.createsNotReadyReason());
-}
+import { notReadyReason } from '../health/readiness.ts';
 
 /** GET /healthz (the process runs) and GET /readyz (it can take creates: `notReadyReason`). */
 export const probeRoutes: FastifyPluginCallback = (app, _options, done) => {

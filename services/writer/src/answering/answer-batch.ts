@@ -6,8 +6,8 @@ import type { KnownOutcomes } from '../store/create-plants.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
 import type { Logger } from '#shared/logger.ts';
 import { traceHeaders } from '#shared/tracing/spans.ts';
-import type { WriterMetrics } from '../health/metrics.ts';
-import type { OutgoingSender } from '../sending/outgoing-sender.ts';
+import type { WriterMetrics } from '../observability/metrics.ts';
+import type { OutgoingSender } from '../kafka/outgoing-sender.ts';
 import {
   messagesOf,
   planAnswers,
@@ -15,7 +15,7 @@ import {
   type Answer,
   type DecodedCommand,
 } from './answer-plan.ts';
-import { withCommandSpans } from './command-spans.ts';
+import { withCommandSpans } from '../observability/command-spans.ts';
 import { observeAnswers, type AnswerMetrics } from './observe-answers.ts';
 import { untilItSucceeds } from './until-it-succeeds.ts';
 

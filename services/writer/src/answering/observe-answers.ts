@@ -1,8 +1,8 @@
 import type { Logger } from '#shared/logger.ts';
-import type { WriterMetrics } from '../health/metrics.ts';
+import type { WriterMetrics } from '../observability/metrics.ts';
 import type { Answer } from './answer-plan.ts';
 import { commandLogFields } from './command-log.ts';
-import type { CommandSpans } from './command-spans.ts';
+import type { CommandSpans } from '../observability/command-spans.ts';
 
 export type AnswerMetrics = Pick<
   WriterMetrics,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Consumer } from 'kafkajs';
 import type { Logger } from '#shared/logger.ts';
-import type { PartitionLag } from './metrics.ts';
+import type { PartitionLag } from '../observability/metrics.ts';
 
 /** A scrape must not wait for the client's retries while the broker is away. */
 const LAG_TIMEOUT_MS = 2_000;

@@ -20,7 +20,7 @@ export const FAR_STORE_MS = 10;
 /**
  * With a far store a work is waited for by the store's round trip, not by its work: the fetch
  * loop is held, a lane kept serial and an insert kept alone this long at most (instead of
- * lane-tuning.ts's MAX_FETCH_HOLD_MS and OVERLAP_AFTER_MS and the shared inserts' own), so that
+ * lanes/lane-tuning.ts's MAX_FETCH_HOLD_MS and OVERLAP_AFTER_MS and the shared inserts' own), so that
  * the commands that arrive meanwhile are fetched and inserted beside it instead of a round trip
  * after it. Near the store those waits are what batches commands best.
  */

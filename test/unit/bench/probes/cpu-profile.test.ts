@@ -71,7 +71,7 @@ describe('splitProfile', () => {
       node(2, 'send', 'file:///a/node_modules/kafkajs/src/producer/index.js', 0),
       node(3, 'insertMany', 'file:///a/node_modules/mongodb/lib/collection.js', 0),
       node(4, '(garbage collector)', '', 0),
-      node(5, 'answer', 'file:///w/services/writer/src/consuming/partition-lanes.ts', 0),
+      node(5, 'answer', 'file:///w/services/writer/src/lanes/partition-lanes.ts', 0),
     ],
     startTime: 1_000,
     // At 1,001 1,002 … 1,008 µs.
@@ -92,7 +92,7 @@ describe('splitProfile', () => {
       ],
       byCaller: [
         { name: '(no project frame)', percent: 75 },
-        { name: 'services/writer/src/consuming/partition-lanes.ts', percent: 25 },
+        { name: 'services/writer/src/lanes/partition-lanes.ts', percent: 25 },
       ],
     });
   });

@@ -1,12 +1,12 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { consumerHealth } from '#writer/health/consumer-health.ts';
-import { startHealthServer } from '#writer/health/health-server.ts';
-import { writerMetrics } from '#writer/health/metrics.ts';
+import { startOpsPort } from '#writer/health/ops-port.ts';
+import { writerMetrics } from '#writer/observability/metrics.ts';
 import { createLogger } from '#shared/logger.ts';
 import { fakeConsumer } from '#test/support/clients/fake-consumer.ts';
 
 async function probes(health: ReturnType<typeof consumerHealth>) {
-  const server = await startHealthServer(
+  const server = await startOpsPort(
     {
       metrics: writerMetrics({
         lags: () => Promise.resolve([]),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { awayFromStore, LEAVE_AFTER_SILENT_MS } from '#writer/consuming/away-from-store.ts';
+import { awayFromStore, LEAVE_AFTER_SILENT_MS } from '#writer/lanes/away-from-store.ts';
 import { createLogger } from '#shared/logger.ts';
 
 const silent = createLogger('writer', 'silent');

@@ -1,6 +1,6 @@
 import type { EachBatchPayload } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type PartitionLanes } from '#writer/consuming/partition-lanes.ts';
+import { type PartitionLanes } from '#writer/lanes/partition-lanes.ts';
 import { FAR_STORE_WAIT_MS } from '#writer/store/store-distance.ts';
 import {
   batchAt,

@@ -32,7 +32,7 @@ const MAX_KNOWN_TOPICS = 1_000;
 /**
  * The most bytes of messages the batches that wait for a send carry together in one: the
  * broker refuses a partition's part of a request over its message.max.bytes (1 MiB by default),
- * and a lane's batch holds 512 KiB of commands at most (lane-queue.ts), so that a reply batch is
+ * and a lane's batch holds 512 KiB of commands at most (lanes/lane-queue.ts), so that a reply batch is
  * about as large. Unbounded, a backlog's batches, all replied to on one partition, were gathered
  * into requests of several MiB, each refused as too large and then sent again one by one.
  */

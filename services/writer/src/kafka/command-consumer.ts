@@ -8,7 +8,7 @@ import { sharedInserts } from '../store/shared-inserts.ts';
 import type { StoreDistance } from '../store/store-distance.ts';
 import { restartAfterCrashes } from './consumer-restarts.ts';
 import { offsetCommits } from './offset-commits.ts';
-import { partitionLanes } from './partition-lanes.ts';
+import { partitionLanes } from '../lanes/partition-lanes.ts';
 
 export interface CommandConsumer {
   /** The command partitions this writer owns now. */
@@ -49,7 +49,7 @@ function plantIdOf(message: KafkaMessage): string | undefined {
 
 /**
  * Consumes create commands: kafkajs hands over each partition's batches, which are answered in
- * order on a lane of their own (partition-lanes.ts), so a slow batch holds only its partition;
+ * order on a lane of their own (lanes/partition-lanes.ts), so a slow batch holds only its partition;
  * the batches of several partitions in hand at once share the inserts, the sends and the commits
  * (ids never span partitions, so per-id order holds). Each batch is answered (answer-batch.ts),
  * and only then committed, in one request with every batch answered within COMMIT_INTERVAL_MS

@@ -1,6 +1,6 @@
 import type { EachBatchPayload } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { offsetCommits, type Answered } from '#writer/consuming/offset-commits.ts';
+import { offsetCommits, type Answered } from '#writer/kafka/offset-commits.ts';
 
 const INTERVAL_MS = 100;
 

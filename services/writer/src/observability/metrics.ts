@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LATENCY_BUCKETS, serviceRegistry, timed } from '#shared/metrics.ts';
-import type { PlantStore } from '../store/plant-store.ts';
+import { LATENCY_BUCKETS, serviceRegistry } from '#shared/metrics.ts';
 
 /** Committed-offset lag of one partition this writer owns. */
 export interface PartitionLag {
@@ -144,17 +143,5 @@ export function writerMetrics(gauges: WriterGauges): WriterMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
-  };
-}
-
-/** The store, with each round trip timed. */
-export function timedStore(
-  store: PlantStore,
-  duration: WriterMetrics['storeDuration'],
-): PlantStore {
-  return {
-    insertNew: (plants) => timed(duration, { operation: 'insert' }, () => store.insertNew(plants)),
-    findByIdAndName: (keys) =>
-      timed(duration, { operation: 'find' }, () => store.findByIdAndName(keys)),
   };
 }

@@ -11,7 +11,7 @@ import {
  * group, while its consumer restarts, while the store does not answer it, while the port is at its
  * connection cap or the process out of descriptors, and from the moment it stops.
  */
-export const startHealthServer = (
+export const startOpsPort = (
   writer: ServiceHealth,
   options: Omit<OpsServerOptions, 'name' | 'series'>,
 ) => startOpsServer(writer, { ...options, name: 'writer health and metrics' });

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { runCommandConsumer } from '#writer/consuming/command-consumer.ts';
+import { runCommandConsumer } from '#writer/kafka/command-consumer.ts';
 import { quietAnswering } from '#test/support/clients/answering.ts';
 import type { PlantStore } from '#writer/store/plant-store.ts';
 import { NEAR_STORE } from '#writer/store/store-distance.ts';

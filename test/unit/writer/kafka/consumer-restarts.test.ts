@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { restartAfterCrashes } from '#writer/consuming/consumer-restarts.ts';
+import { restartAfterCrashes } from '#writer/kafka/consumer-restarts.ts';
 import { createLogger } from '#shared/logger.ts';
 import { fakeConsumer } from '#test/support/clients/fake-consumer.ts';
 

@@ -2,7 +2,7 @@ import type { HttpLimits } from '#shared/http/limits.ts';
 import type { Logger } from '#shared/logger.ts';
 import { startOpsServer, type OpsServer } from '#shared/http/ops-server.ts';
 import type { GatewayApp } from '../app.ts';
-import { notReadyReason } from '../routes/probes.ts';
+import { notReadyReason } from './readiness.ts';
 
 /** Prometheus and a probe or two hold its connections: a stranger who reaches it gets no more. */
 const METRICS_PORT_CONNECTIONS = 64;
@@ -12,7 +12,7 @@ const METRICS_PORT_CONNECTIONS = 64;
  * (METRICS_PORT), so that a network policy can open it to Prometheus alone; the API port then
  * serves no `/metrics`. Its connections are bounded and counted as `plant_store_metrics_http_*`.
  */
-export function startMetricsPort(
+export function startOpsPort(
   app: GatewayApp,
   options: {
     host: string;
