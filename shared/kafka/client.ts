@@ -87,7 +87,8 @@ export function kafkaClient(clientId: string, connection: KafkaConnection, logge
     // in milliseconds, and one without an answer for 10 s is taken for a dead path.
     requestTimeout: REQUEST_TIMEOUT_MS,
     // kafkajs's default backs off up to 30 s between attempts and gives up after ~9 s in all: a
-    // broker back after a 4 s restart was reached only 15 s after it went down (npm run chaos).
+    // broker back after a restart of seconds was reached only several times as late
+    // (npm run chaos).
     // Frequent, capped attempts with a budget longer than a restart reconnect within a second.
     retry: { initialRetryTime: 100, maxRetryTime: 1_000, retries: 30 },
   };

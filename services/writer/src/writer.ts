@@ -64,8 +64,8 @@ export async function startWriter(options: WriterOptions): Promise<Writer> {
     sessionTimeout: options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS,
     // kafkajs heartbeats only between fetches, and a rebalance is noticed on a heartbeat: a short
     // fetch wait and heartbeat interval let the others take over a stopped writer's partitions
-    // within a second (an idle fetch wait of 1 s made it 1.0–1.3 s), and bound how long
-    // disconnect() waits for the fetch in flight.
+    // within a second (an idle fetch wait of 1 s did not), and bound how long disconnect()
+    // waits for the fetch in flight.
     heartbeatInterval: 100,
     maxWaitTimeInMs: 250,
     // kafkajs's default of 10 MiB decodes into some 100 MiB of message objects when commands are

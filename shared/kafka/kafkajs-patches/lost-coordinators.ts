@@ -90,7 +90,7 @@ function lookUpCoordinator(group: ConsumerGroup, error: unknown): Promise<void> 
  * kafkajs 2.2.4 caches a consumer group's coordinator from its join and sends every heartbeat and
  * commit there: when that broker dies, each fails (connection refused) and counts against the
  * consumer's retries until the consumer crashes, restarts as a new member and joins again, which
- * the old members' sessions hold up (15 s in `npm run chaos -- --scenario broker`). The fetch loop
+ * the old members' sessions hold up for seconds (`npm run chaos -- --scenario broker`). The fetch loop
  * has the same trap for a dead partition leader: a refused connection is not one of the errors it
  * recovers from, so it too spends the retries, and heartbeats (sent only from that loop) stop.
  *

@@ -16,9 +16,9 @@ interface RequestQueue {
  * kafkajs 2.2.4 looks at every connection's queue of held-back requests again after each answer,
  * and when nothing is held back and the broker throttles nothing, it schedules that look with a
  * negative delay: Node runs it 1 ms later, and it schedules the next one, forever. Every Node
- * process with a Kafka connection then woke about 900 times a second when idle (40 ms of CPU a
- * second for the gateway and for the writer here), and under load each of those wake-ups takes
- * CPU from the requests. Node 24's `TimeoutNegativeWarning` on every connection was the same
+ * process with a Kafka connection then woke hundreds of times a second when idle
+ * (docs/history/2026-12-03-figures-behind-the-comments.md), and under load each of those wake-ups
+ * takes CPU from the requests. Node 24's `TimeoutNegativeWarning` on every connection was the same
  * loop. kafkajs issues 1556, 1604 and 1704 describe it; its fixes (pull requests 1667 and 1768)
  * are not in a release.
  *

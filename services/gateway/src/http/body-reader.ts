@@ -8,8 +8,8 @@ const FIRST_CAPACITY = 1_024;
  * Reads a body into one buffer as its chunks arrive, refusing it past `limit` bytes as Fastify's
  * own reader does (FST_ERR_CTP_BODY_TOO_LARGE, FST_ERR_CTP_INVALID_CONTENT_LENGTH). Fastify's
  * reader keeps every chunk until the end: a body sent a few bytes at a time then holds a Buffer
- * object per chunk, about 60 KB of heap for a 16 KiB body in 64-byte chunks, which a flood of
- * slow connections multiplied past the heap limit. Here each chunk is copied and dropped, so a
+ * object per chunk, several times the body's bytes in heap, which a flood of slow connections
+ * multiplied past the heap limit. Here each chunk is copied and dropped, so a
  * connection holds at most twice the bytes it sent.
  */
 export function readBody(

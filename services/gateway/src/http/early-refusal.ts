@@ -13,8 +13,9 @@ export interface Admission {
  * Wraps Fastify's request listener: a POST /plants that arrives while the gateway admits no more
  * creates is answered 503/5030 with `Retry-After: 1` from its request line alone, before Fastify
  * makes a request, a logger or a span of it. Under a flood most requests are refused, and a
- * refusal through Fastify's hooks and error handler cost about 90 µs of the gateway's one thread,
- * as much as a tenth of a create; this way it costs little more than writing the answer. It is
+ * refusal through Fastify's hooks and error handler cost the gateway's one thread a good part of
+ * what a create costs (docs/history/2026-12-03-figures-behind-the-comments.md); this way it costs
+ * little more than writing the answer. It is
  * counted and timed like any other answer (`plant_store_gateway_creates_total`,
  * `plant_store_http_request_duration_seconds`), so the error-budget alerts see it. Node reads and
  * drops the unread body, and the connection stays open.

@@ -33,9 +33,9 @@ type Sent = 'sent' | 'too late' | { failedBehind: unknown };
 /**
  * kafkajs's attempts for one send: about 4.5 s of them (0.1, 0.2, 0.4, 0.8, then 1 s apart), each
  * after asking for the partitions' leaders again, and under the default reply deadline of 5 s. A
- * broker that dies leads its partitions until the controller fences it (3 s after its last
- * heartbeat on the local brokers): with two retries (0.3 s) the gateway answered 503 to creates
- * that the next leader took a moment later.
+ * broker that dies leads its partitions until the controller fences it (its session timeout after
+ * its last heartbeat): with fewer retries the gateway answered 503 to creates that the next leader
+ * took a moment later.
  */
 const SEND_RETRY = { retries: 7, initialRetryTime: 100, maxRetryTime: 1_000 };
 

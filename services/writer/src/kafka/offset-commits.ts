@@ -29,8 +29,8 @@ interface Pending {
 
 /**
  * Commits answered offsets at most once per `intervalMs`, all partitions in one request, one
- * request at a time, and only offsets whose replies were sent. A commit per batch cost the broker
- * about 90 of its 390 requests per 1,000 creates (`docs/history/2026-11-25-against-nestjs.md`). A commit that fails is
+ * request at a time, and only offsets whose replies were sent. A commit per batch made commits a
+ * good part of the broker's requests (`docs/history/2026-11-25-against-nestjs.md`). A commit that fails is
  * reported and its offsets go out again with the next one, unless their partition was answered
  * further or given away meanwhile. What a crash loses is the commit of what was answered since
  * the last one: the next writer answers those commands again, with the same answers.

@@ -8,9 +8,9 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 const MAX_TAKEN_COMMANDS = 500;
 const MAX_TAKEN_BYTES = 512 << 10;
 /**
- * kafkajs's message object, its Buffers and headers: about 1 KiB of heap for a small command,
- * which a count of its bytes alone would miss by 10 times (a backlog of 150,000 small commands
- * ran a writer out of its 256 MiB heap).
+ * kafkajs's message object, its Buffers and headers, as heap per command: many times a small
+ * command's bytes, which a count of its bytes alone would miss, and a backlog of small commands
+ * ran a writer out of its heap (docs/history/2026-12-03-figures-behind-the-comments.md).
  */
 const MESSAGE_HEAP_BYTES = 1 << 10;
 

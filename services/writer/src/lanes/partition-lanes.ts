@@ -274,8 +274,8 @@ export function partitionLanes(
 
 /**
  * `work`, or `ms`, whichever ends first. The timer goes as soon as the work ends: left to run out,
- * the timer of each quick batch woke the writer again for nothing (at 200 creates a second, 0.26
- * timer wake-ups of its event loop per create; 0.12 once they go).
+ * the timer of each quick batch woke the writer again for nothing, a wake-up that costs most at
+ * low rates (docs/history/2026-12-03-figures-behind-the-comments.md).
  */
 function heldAtMost(work: Promise<void>, ms: number): Promise<void> {
   return new Promise((resolve) => {

@@ -6,9 +6,10 @@ const DUPLICATE_KEY = 11000;
 /**
  * A batch's plants are inserted in chunks of at least 25, at most 16 chunks at once. FerretDB
  * inserts 100 documents per transaction, and when one of them is a duplicate it inserts those 100
- * again one per transaction: 200 plants with one retry among them took 38 ms instead of 5, and
- * every fresh create in the batch waited for it. In chunks of 25 a duplicate costs 14 ms, and
- * fresh ones as much as before (measured on FerretDB/PostgreSQL). Its ordered inserts do not stop
+ * again one per transaction: a large batch with one retry among it took several times as long,
+ * and every fresh create in the batch waited for it. In chunks of 25 a duplicate costs a fraction
+ * of that, and fresh ones as much as before (on FerretDB/PostgreSQL:
+ * docs/history/2026-12-03-figures-behind-the-comments.md). Its ordered inserts do not stop
  * at the first duplicate either, so they are no way around it. MongoDB is not slowed by either.
  */
 const CHUNK_DOCUMENTS = 25;
@@ -60,8 +61,8 @@ export function plantStore(db: Db): PlantStore {
     // One equality find per pair, not one `$in`: FerretDB answers `$in` with a scan of the whole
     // collection on either backend. It pushes `_id` equality down to PostgreSQL, where an index
     // answers it, but only for ids within ±2^53: beyond, it asks PostgreSQL for every plant
-    // beyond and compares them itself (42 ms per read at 17,000 such plants, growing with the
-    // store). The name, pushed down exactly and indexed too, narrows that to the plants of that
+    // beyond and compares them itself (a read that grows with the store:
+    // docs/history/2026-12-03-figures-behind-the-comments.md). The name, pushed down exactly and indexed too, narrows that to the plants of that
     // name. MongoDB answers from its `_id` index either way (docs/decisions/0029-duplicates-read-by-index.md, "Duplicates are
     // read by `_id` equality, one find per id, and the local store indexes them").
     async findByIdAndName(keys) {

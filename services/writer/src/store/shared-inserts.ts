@@ -7,8 +7,8 @@ import { waitFor, type StoreDistance } from './store-distance.ts';
  * Inserts in flight at once: a slow one (duplicates) holds only the batches it carries. The
  * batches of one fetch are gathered into one insert, and their replies into one send, so a
  * duplicate on one partition delays the fresh creates the same fetch brought for the others,
- * by one chunk's re-insert; under load that gathering took the broker from 161 to 90 produce
- * requests per 1,000 creates (docs/history/2026-11-25-gathering.md).
+ * by one chunk's re-insert; under load that gathering cut the broker's produce requests per
+ * create by almost half (docs/history/2026-11-25-gathering.md).
  */
 const INSERTS_AT_ONCE = 2;
 /**

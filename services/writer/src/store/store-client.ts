@@ -15,8 +15,8 @@ import { failStalledWrites } from './stalled-writes.ts';
  * write or a read once itself): without it (the driver's default is no limit), an insert on a
  * connection whose path stalled waits forever, and holds its partitions. Above a round trip to a
  * slow store (2 s with 1 s added each way), and short enough that an insert retried after it is
- * still answered within the 5 s a gateway waits (with 8 s, every command on a stalled connection
- * was answered 504). A command still being written when it fires is failed by `stalled-writes.ts`:
+ * still answered within the 5 s a gateway waits (with a longer one, every command on a stalled
+ * connection was answered 504). A command still being written when it fires is failed by `stalled-writes.ts`:
  * the driver would wait for it forever.
  */
 export const STORE_SOCKET_TIMEOUT_MS = 3_000;
@@ -24,8 +24,8 @@ export const STORE_SOCKET_TIMEOUT_MS = 3_000;
  * Connections the pool keeps open while idle, and how many it opens at once when it grows. A
  * store that turns slow makes each operation hold its connection for a whole round trip, so the
  * pool must grow just then; the driver opens 2 at a time by default, each after a round trip of
- * its own: at 1 s each way, 1 new connection per second while inserts waited for them (16
- * inserts at once took 8 s instead of 2).
+ * its own: with the store far away, inserts waited for connections several round trips long
+ * (docs/history/2026-12-03-figures-behind-the-comments.md).
  */
 const MIN_POOL_SIZE = 16;
 const MAX_CONNECTING = 8;
@@ -41,7 +41,7 @@ const CONNECT_TIMEOUT_MS = 3_000;
  * Long enough for any check that ends (one interval and a connect that times out) with 2 s to
  * spare: every second past it is a second in which no operation can select the store. When the
  * half-open paths of the gray runs healed, one writer's check hung, and its batches failed
- * ("connection N closed") until the watch reconnected it: 5 s of 504s with twice this margin.
+ * ("connection N closed") until the watch reconnected it: seconds of 504s with a larger margin.
  */
 const CHECK_STALLED_MS = HEARTBEAT_MS + CONNECT_TIMEOUT_MS + 2_000;
 const WATCH_EVERY_MS = 1_000;
@@ -64,8 +64,8 @@ export type WatchedClient = Pick<MongoClient, 'on' | 'close' | 'connect'>;
  * restarted under load, the mongodb 7.9 driver's monitor sometimes started a check that never
  * ended, and so never checked again: every insert of that writer failed server selection with
  * "connection N closed" for minutes while the store was up, and the writer's partitions went
- * unanswered (`npm run chaos`; a script with 6 clients saw 1 of 6 stuck in 1 of 5 restarts, its
- * last heartbeat event a "started" 26 s old). A check that has not ended after CHECK_STALLED_MS is
+ * unanswered (`npm run chaos`, and a script that restarted the store under several clients:
+ * docs/history/2026-12-03-figures-behind-the-comments.md). A check that has not ended after CHECK_STALLED_MS is
  * taken for that: the client is closed and connected again, a new monitor with it. A store that is
  * down does not look like this: its checks fail, each within CONNECT_TIMEOUT_MS.
  */

@@ -13,8 +13,8 @@ export interface StoreDistance {
 
 /**
  * Far from this round trip on: a store on the same host or in the same zone answers a check well
- * within it, under load too (1–4 ms on loopback with FerretDB on PostgreSQL), while one in
- * another region, or 10 ms away each way, does not.
+ * within it, under load too, while one in another region, or 10 ms away each way, does not
+ * (docs/history/2026-12-03-figures-behind-the-comments.md).
  */
 export const FAR_STORE_MS = 10;
 /**
@@ -38,7 +38,8 @@ export function waitFor(distance: StoreDistance, nearMs: number): number {
 /**
  * The store's distance from the driver's checks of the server (a `hello` every few seconds on a
  * connection of their own): their round trip is the store's distance, not its queue, where an
- * insert's duration is both, and an insert under load on a store near by took more than 5 ms. A
+ * insert's duration is both, and an insert under load on a store near by took longer than a far
+ * store's round trip. A
  * server that streams its checks (MongoDB 4.4 and later holds each until something changes) gives
  * only its first one a round trip, which is then kept.
  */
