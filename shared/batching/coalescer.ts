@@ -35,6 +35,30 @@ export interface CoalescerOptions<Item> {
   maxInFlight?: number;
 }
 
+/** The queue's first calls, as many as `maxBatchSize` holds (the first one always). */
+function takeBatch<Item, Result>(
+  queue: Pending<Item, Result>[],
+  sizeOf: (item: Item) => number,
+  maxBatchSize: number,
+): Pending<Item, Result>[] {
+  let taken = 0;
+  let size = 0;
+  for (const { item } of queue) {
+    size += sizeOf(item);
+    if (taken > 0 && size > maxBatchSize) break;
+    taken++;
+  }
+  return queue.splice(0, taken);
+}
+
+/** Each call of a run settles with its own result; a call the results do not reach fails. */
+function settle<Item, Result>(batch: Pending<Item, Result>[], results: readonly Result[]): void {
+  batch.forEach(({ resolve, reject }, index) => {
+    if (index < results.length) resolve(results[index] as Result);
+    else reject(new Error(`coalesced run answered ${results.length} of ${batch.length}`));
+  });
+}
+
 /**
  * Coalesces calls: a call made while fewer than `concurrency` runs are in flight runs at once, or
  * at the end of the event loop's turn when gathering, or after a linger that follows the arrival
@@ -70,30 +94,14 @@ export function coalescer<Item, Result>(
   /** The start of a run beside the others, once overlapAfterMs has passed. */
   let overlap: NodeJS.Timeout | undefined;
 
-  /** The queue's first calls, as many as maxBatchSize holds (the first one always). */
-  const nextBatch = () => {
-    let taken = 0;
-    let size = 0;
-    for (const { item } of queue) {
-      size += sizeOf(item);
-      if (taken > 0 && size > maxBatchSize) break;
-      taken++;
-    }
-    return queue.splice(0, taken);
-  };
-
   const drain = async () => {
     inFlight++;
     // A run started beside the others ends with its calls; the others take what queued.
     for (let first = true; queue.length > 0 && (first || inFlight <= concurrency); first = false) {
-      const batch = nextBatch();
+      const batch = takeBatch(queue, sizeOf, maxBatchSize);
       startedAt = Date.now();
       try {
-        const results = await runAll(batch.map(({ item }) => item));
-        batch.forEach(({ resolve, reject }, index) => {
-          if (index < results.length) resolve(results[index] as Result);
-          else reject(new Error(`coalesced run answered ${results.length} of ${batch.length}`));
-        });
+        settle(batch, await runAll(batch.map(({ item }) => item)));
       } catch (error) {
         for (const { reject } of batch) reject(error);
       }

@@ -54,34 +54,8 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
   const { maxConnections, registry, logger, series = 'http' } = options;
   const quietMs = options.quietMs ?? QUIET_MS;
   const sourceOf = (what: string) => (series === 'http' ? what : `${series} ${what}`);
-  const registers = [registry];
   server.maxConnections = maxConnections;
-  new Gauge({
-    name: `plant_store_${series}_max_connections`,
-    help: 'Open connections beyond which new ones are closed at once (MAX_CONNECTIONS or derived)',
-    registers,
-  }).set(maxConnections);
-  new Gauge({
-    name: `plant_store_${series}_connections`,
-    help: 'Connections open on the HTTP port',
-    registers,
-    async collect() {
-      this.set(await openConnections(server));
-    },
-  });
-  const refusedTotal = new Counter({
-    name: `plant_store_${series}_connections_refused_total`,
-    help: 'Connections closed as soon as they were accepted because the port was at its cap',
-    registers,
-  });
-  const exhaustedTotal =
-    (registry.getSingleMetric(EXHAUSTION_TOTAL) as Counter<'code' | 'source'> | undefined) ??
-    new Counter({
-      name: EXHAUSTION_TOTAL,
-      help: 'Errors that said the process ran out of descriptors or memory, by code and where',
-      labelNames: ['code', 'source'],
-      registers,
-    });
+  const { refusedTotal, exhaustedTotal } = connectionMetrics(server, registry, series);
 
   const refusals = burst<undefined>({
     quietMs,
@@ -147,6 +121,38 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
       server.off('error', onError);
     },
   };
+}
+
+/** The port's series, and the process's exhaustion counter (registered once, by the first port). */
+function connectionMetrics(server: Server, registry: Registry, series: string) {
+  const registers = [registry];
+  new Gauge({
+    name: `plant_store_${series}_max_connections`,
+    help: 'Open connections beyond which new ones are closed at once (MAX_CONNECTIONS or derived)',
+    registers,
+  }).set(server.maxConnections);
+  new Gauge({
+    name: `plant_store_${series}_connections`,
+    help: 'Connections open on the HTTP port',
+    registers,
+    async collect() {
+      this.set(await openConnections(server));
+    },
+  });
+  const refusedTotal = new Counter({
+    name: `plant_store_${series}_connections_refused_total`,
+    help: 'Connections closed as soon as they were accepted because the port was at its cap',
+    registers,
+  });
+  const exhaustedTotal =
+    (registry.getSingleMetric(EXHAUSTION_TOTAL) as Counter<'code' | 'source'> | undefined) ??
+    new Counter({
+      name: EXHAUSTION_TOTAL,
+      help: 'Errors that said the process ran out of descriptors or memory, by code and where',
+      labelNames: ['code', 'source'],
+      registers,
+    });
+  return { refusedTotal, exhaustedTotal };
 }
 
 export function exhaustionCodeOf(error: unknown): ExhaustionCode | undefined {

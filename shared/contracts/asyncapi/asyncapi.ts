@@ -40,6 +40,90 @@ const REPLY = {
   messages: [{ $ref: '#/channels/replies/messages/createPlantReply' }],
 };
 
+/** The channels: the command topic, any reply topic, the gateways' replies, the DLQ. */
+function channelsOf(topics: Topics) {
+  const messageRef = (name: keyof ReturnType<typeof kafkaMessages>) => ({
+    [name]: { $ref: `#/components/messages/${name}` },
+  });
+  return {
+    createCommands: {
+      address: topics.create,
+      title: 'Create commands',
+      description: 'Read by the writers, in one consumer group.',
+      messages: messageRef('createPlant'),
+    },
+    replies: {
+      address: null,
+      title: 'Replies',
+      description: `Any topic a command names in \`kafka_replyTopic\`: one of your own, or the \
+gateways' \`${topics.replies}\` (below), read in a consumer group of your own, dropping the \
+replies that are not yours.`,
+      messages: messageRef('createPlantReply'),
+    },
+    gatewayReplies: {
+      address: topics.replies,
+      title: 'The gateways’ replies',
+      description:
+        'Every gateway reads all of it, in a consumer group of its own, and drops the replies it does not wait for.',
+      messages: messageRef('createPlantReply'),
+    },
+    deadLetters: {
+      address: topics.dlq,
+      title: 'Dead letters',
+      description:
+        'Commands the writer refused (4000, 4001), as received: list and replay them with `npm run dlq`.',
+      messages: messageRef('deadLetter'),
+    },
+  };
+}
+
+/** What clients, the writer and the gateways send and receive on those channels. */
+const OPERATIONS = {
+  createPlant: operation('send', 'createCommands', 'createPlant', {
+    title: 'Create a plant (clients, and the gateway for POST /plants)',
+    reply: REPLY,
+  }),
+  receiveCreatePlantReply: operation('receive', 'replies', 'createPlantReply', {
+    title: 'Receive the outcome (clients)',
+    description: 'Match it to the command by `kafka_correlationId`.',
+  }),
+  writerReceiveCreatePlant: operation('receive', 'createCommands', 'createPlant', {
+    title: 'Store the plant (writer)',
+    description:
+      'In batches per partition; the offset is committed once the reply is acknowledged (acks = all).',
+    bindings: {
+      kafka: {
+        groupId: {
+          type: 'string',
+          description: 'The default; a writer’s `KAFKA_WRITER_GROUP` changes it.',
+          enum: [WRITER_GROUP],
+        },
+        bindingVersion: BINDING_VERSION,
+      },
+    },
+    reply: REPLY,
+  }),
+  writerSendReply: operation('send', 'replies', 'createPlantReply', {
+    title: 'Reply with the outcome (writer)',
+  }),
+  writerSendDeadLetter: operation('send', 'deadLetters', 'deadLetter', {
+    title: 'Copy a refused command to the DLQ (writer)',
+  }),
+  gatewayReceiveReplies: operation('receive', 'gatewayReplies', 'createPlantReply', {
+    title: 'Receive the outcome of POST /plants (gateway)',
+    bindings: {
+      kafka: {
+        groupId: {
+          type: 'string',
+          description: 'Unique per gateway instance.',
+          pattern: '^plant-gateway-',
+        },
+        bindingVersion: BINDING_VERSION,
+      },
+    },
+  }),
+};
+
 /**
  * The AsyncAPI 3 document of the Kafka contract on this deployment's topics, built from the same
  * TypeBox schemas the writer validates with. JSON text rather than an object: its examples carry
@@ -47,9 +131,6 @@ const REPLY = {
  */
 export function asyncApiJson(topics: Topics): string {
   const messages = kafkaMessages(topics.replies);
-  const messageRef = (name: keyof typeof messages) => ({
-    [name]: { $ref: `#/components/messages/${name}` },
-  });
   return stringifyJson({
     asyncapi: '3.0.0',
     info: {
@@ -59,81 +140,8 @@ export function asyncApiJson(topics: Topics): string {
       license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
     },
     defaultContentType: 'application/json',
-    channels: {
-      createCommands: {
-        address: topics.create,
-        title: 'Create commands',
-        description: 'Read by the writers, in one consumer group.',
-        messages: messageRef('createPlant'),
-      },
-      replies: {
-        address: null,
-        title: 'Replies',
-        description: `Any topic a command names in \`kafka_replyTopic\`: one of your own, or the \
-gateways' \`${topics.replies}\` (below), read in a consumer group of your own, dropping the \
-replies that are not yours.`,
-        messages: messageRef('createPlantReply'),
-      },
-      gatewayReplies: {
-        address: topics.replies,
-        title: 'The gateways’ replies',
-        description:
-          'Every gateway reads all of it, in a consumer group of its own, and drops the replies it does not wait for.',
-        messages: messageRef('createPlantReply'),
-      },
-      deadLetters: {
-        address: topics.dlq,
-        title: 'Dead letters',
-        description:
-          'Commands the writer refused (4000, 4001), as received: list and replay them with `npm run dlq`.',
-        messages: messageRef('deadLetter'),
-      },
-    },
-    operations: {
-      createPlant: operation('send', 'createCommands', 'createPlant', {
-        title: 'Create a plant (clients, and the gateway for POST /plants)',
-        reply: REPLY,
-      }),
-      receiveCreatePlantReply: operation('receive', 'replies', 'createPlantReply', {
-        title: 'Receive the outcome (clients)',
-        description: 'Match it to the command by `kafka_correlationId`.',
-      }),
-      writerReceiveCreatePlant: operation('receive', 'createCommands', 'createPlant', {
-        title: 'Store the plant (writer)',
-        description:
-          'In batches per partition; the offset is committed once the reply is acknowledged (acks = all).',
-        bindings: {
-          kafka: {
-            groupId: {
-              type: 'string',
-              description: 'The default; a writer’s `KAFKA_WRITER_GROUP` changes it.',
-              enum: [WRITER_GROUP],
-            },
-            bindingVersion: BINDING_VERSION,
-          },
-        },
-        reply: REPLY,
-      }),
-      writerSendReply: operation('send', 'replies', 'createPlantReply', {
-        title: 'Reply with the outcome (writer)',
-      }),
-      writerSendDeadLetter: operation('send', 'deadLetters', 'deadLetter', {
-        title: 'Copy a refused command to the DLQ (writer)',
-      }),
-      gatewayReceiveReplies: operation('receive', 'gatewayReplies', 'createPlantReply', {
-        title: 'Receive the outcome of POST /plants (gateway)',
-        bindings: {
-          kafka: {
-            groupId: {
-              type: 'string',
-              description: 'Unique per gateway instance.',
-              pattern: '^plant-gateway-',
-            },
-            bindingVersion: BINDING_VERSION,
-          },
-        },
-      }),
-    },
+    channels: channelsOf(topics),
+    operations: OPERATIONS,
     components: {
       schemas: { NewPlant: NEW_PLANT_ON_THE_WIRE, Reply },
       messages,

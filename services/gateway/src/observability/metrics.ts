@@ -30,10 +30,8 @@ export interface GatewayGauges {
   ready: () => boolean;
 }
 
-/** The gateway's Prometheus metrics. */
-export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): GatewayMetrics {
-  const registry = serviceRegistry('gateway');
-  const registers = [registry];
+/** The gauges of the gateway's readiness, bounds and admission, read at each scrape. */
+function registerGauges(registers: Registry[], gauges: GatewayGauges, bounds: GatewayBounds): void {
   new Gauge({
     name: 'plant_store_gateway_ready',
     help: '1 while the gateway serves creates (what /readyz answers 200 for), else 0',
@@ -76,6 +74,13 @@ export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): Ga
       this.set(gauges.waiting());
     },
   });
+}
+
+/** The gateway's Prometheus metrics. */
+export function gatewayMetrics(gauges: GatewayGauges, bounds: GatewayBounds): GatewayMetrics {
+  const registry = serviceRegistry('gateway');
+  const registers = [registry];
+  registerGauges(registers, gauges, bounds);
   return {
     registry,
     httpDuration: new Histogram({

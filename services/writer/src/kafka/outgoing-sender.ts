@@ -66,19 +66,7 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
     { createPartitioner: Partitioners.DefaultPartitioner, retry: SEND_RETRY },
     onDiscardFailed,
   );
-  const ownProducer = async <T>(use: (own: Producer) => Promise<T>): Promise<T> => {
-    const own = kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
-      idempotent: false,
-      retry: SEND_RETRY,
-    });
-    try {
-      await own.connect();
-      return await use(own);
-    } finally {
-      own.disconnect().catch(onDiscardFailed);
-    }
-  };
+  const ownProducer = withOwnProducer(kafka, onDiscardFailed);
 
   const sendTogether = coalescer<readonly Outgoing[], RecordMetadata[]>(
     async (batches) => {
@@ -149,6 +137,23 @@ export async function outgoingSender(kafka: Kafka, logger: Logger): Promise<Outg
       return refused;
     },
     disconnect: () => producer.disconnect(),
+  };
+}
+
+/** Runs `use` on a producer of its own, not idempotent, disconnected once `use` ends. */
+function withOwnProducer(kafka: Kafka, onDiscardFailed: (error: unknown) => void) {
+  return async <T>(use: (own: Producer) => Promise<T>): Promise<T> => {
+    const own = kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      idempotent: false,
+      retry: SEND_RETRY,
+    });
+    try {
+      await own.connect();
+      return await use(own);
+    } finally {
+      own.disconnect().catch(onDiscardFailed);
+    }
   };
 }
 

@@ -43,6 +43,38 @@ export interface AwayFromStore {
   stop(): void;
 }
 
+/** Why a member is not ready on the store's account: it refuses or has not answered for long. */
+function storeNotReadyReason(reach: StoreReach): string | undefined {
+  const refusal = reach.refusal();
+  if (refusal !== undefined && refusal.forMs >= SILENT_MS)
+    return `the store refuses writes: ${refusal.message}`;
+  const silentMs = reach.silentForMs();
+  return silentMs >= SILENT_MS
+    ? `the store has not answered for ${String(Math.round(silentMs / 1_000))} s`
+    : undefined;
+}
+
+/** Whether another writer's partition was committed further since the last look. */
+function peerCommits({ committed, owned }: Pick<AwayFromStoreDeps, 'committed' | 'owned'>) {
+  let last: Map<number, string> | undefined;
+  return {
+    async advanced(): Promise<boolean> {
+      const now = await committed();
+      const before = last;
+      last = now;
+      if (before === undefined) return false;
+      const mine = new Set(owned());
+      return [...now].some(
+        ([partition, offset]) =>
+          !mine.has(partition) && BigInt(offset) > BigInt(before.get(partition) ?? '-1'),
+      );
+    },
+    forget(): void {
+      last = undefined;
+    },
+  };
+}
+
 /**
  * A writer whose own path to the store is cut, while the others store, gives its partitions up:
  * kept, every create on them would wait for the path to heal and answer 504 meanwhile. It tells
@@ -55,30 +87,18 @@ export interface AwayFromStore {
 export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
   const { reach, logger } = deps;
   let state: 'member' | 'leaving' | 'away' | 'rejoining' = 'member';
-  let last: Map<number, string> | undefined;
+  const peers = peerCommits(deps);
   let progressed = 0;
   let stopped = false;
-
-  const peersProgressed = async (): Promise<boolean> => {
-    const now = await deps.committed();
-    const before = last;
-    last = now;
-    if (before === undefined) return false;
-    const mine = new Set(deps.owned());
-    return [...now].some(
-      ([partition, offset]) =>
-        !mine.has(partition) && BigInt(offset) > BigInt(before.get(partition) ?? '-1'),
-    );
-  };
 
   const whileMember = async () => {
     const silentMs = reach.silentForMs();
     if (silentMs < WATCH_PEERS_AFTER_MS) {
-      last = undefined;
+      peers.forget();
       progressed = 0;
       return;
     }
-    if (await peersProgressed()) progressed++;
+    if (await peers.advanced()) progressed++;
     if (silentMs < LEAVE_AFTER_SILENT_MS || progressed < PEER_PROGRESS_CHECKS || stopped) return;
     state = 'leaving';
     logger.warn(
@@ -99,7 +119,7 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
     try {
       await deps.rejoin();
       state = 'member';
-      last = undefined;
+      peers.forget();
       progressed = 0;
     } catch (error) {
       state = 'away';
@@ -128,13 +148,7 @@ export function awayFromStore(deps: AwayFromStoreDeps): AwayFromStore {
       if (state === 'leaving' || state === 'away')
         return 'the store does not answer this writer while the others store: its partitions are given up until it does';
       if (state === 'rejoining') return 'the store answers again: rejoining the group';
-      const refusal = reach.refusal();
-      if (refusal !== undefined && refusal.forMs >= SILENT_MS)
-        return `the store refuses writes: ${refusal.message}`;
-      const silentMs = reach.silentForMs();
-      return silentMs >= SILENT_MS
-        ? `the store has not answered for ${String(Math.round(silentMs / 1_000))} s`
-        : undefined;
+      return storeNotReadyReason(reach);
     },
     stop() {
       stopped = true;

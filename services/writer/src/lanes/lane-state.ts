@@ -14,6 +14,18 @@ export interface LaneWork {
   givenAway: AbortSignal;
 }
 
+export interface LaneHandlers {
+  /** Answers the work's commands; rejects when they were not all answered. */
+  answer(work: LaneWork): Promise<void>;
+  /** Hears of each work once it and every work before it on its lane are answered, in order. */
+  answered(work: LaneWork): void;
+  /**
+   * What orders commands beyond their partition (a plant's id): work waits for the works before
+   * it on its lane that hold one of its keys, and only for those.
+   */
+  keyOf(message: KafkaMessage): string | undefined;
+}
+
 /** A work a lane took, until it and every work before it are answered. */
 export interface Flight {
   work: LaneWork;

@@ -1,42 +1,14 @@
 import * as timers from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload } from 'kafkajs';
 import { arrivalLinger } from '#shared/batching/arrival-linger.ts';
 import { nextOffset, partitionKey } from '#shared/kafka/messages.ts';
 import type { Logger } from '#shared/logger.ts';
-import { RETRY_MS } from '../answering/until-it-succeeds.ts';
 import { waitFor, type StoreDistance } from '../store/store-distance.ts';
-import { earlierSharingKeys } from './key-order.ts';
-import { heapBytes, takeCommands } from './lane-queue.ts';
-import {
-  emptyQueue,
-  forgetWork,
-  giveAway,
-  newLane,
-  resume,
-  type Flight,
-  type Lane,
-  type LaneWork,
-} from './lane-state.ts';
-import {
-  ARRIVAL_LINGER,
-  BUSY_LINGER_MS,
-  MAX_FETCH_HOLD_MS,
-  MAX_QUEUED_BYTES,
-  startsIn,
-} from './lane-tuning.ts';
-
-export interface LaneHandlers {
-  /** Answers the work's commands; rejects when they were not all answered. */
-  answer(work: LaneWork): Promise<void>;
-  /** Hears of each work once it and every work before it on its lane are answered, in order. */
-  answered(work: LaneWork): void;
-  /**
-   * What orders commands beyond their partition (a plant's id): work waits for the works before
-   * it on its lane that hold one of its keys, and only for those.
-   */
-  keyOf(message: KafkaMessage): string | undefined;
-}
+import { heapBytes } from './lane-queue.ts';
+import { drop, lanePump, release, seek, type LanesShared } from './lane-runner.ts';
+import { giveAway, newLane, type Lane, type LaneHandlers } from './lane-state.ts';
+import { ARRIVAL_LINGER, MAX_FETCH_HOLD_MS, MAX_QUEUED_BYTES } from './lane-tuning.ts';
 
 export interface LaneOptions {
   /** The longest an answered batch holds the next fetch with the arrival rate (ARRIVAL_LINGER); 0: never. */
@@ -91,11 +63,8 @@ export function partitionLanes(
   /** The partitions of the last assignment; undefined until the first. */
   let owned: Record<string, number[]> | undefined;
   const stopping = new AbortController();
-  /** The heap the commands queued on every lane take, as counted by heapBytes. */
-  let queuedBytes = 0;
-  /** Every work not settled yet, those of lanes dropped since included: stop waits for them. */
-  const unsettled = new Set<Promise<boolean>>();
-  const keyOf = (message: KafkaMessage) => handlers.keyOf(message);
+  const shared: LanesShared = { queuedBytes: 0, unsettled: new Set(), stopping: stopping.signal };
+  const pump = lanePump(shared, consumer, handlers, logger, storeDistance);
 
   const laneOf = (topic: string, partition: number): Lane => {
     const key = partitionKey(topic, partition);
@@ -105,122 +74,6 @@ export function partitionLanes(
       lanes.set(key, lane);
     }
     return lane;
-  };
-
-  /** Empties the lane's queue and lets those waiting for what it held go on. */
-  const release = (lane: Lane) => {
-    for (const { bytes, done } of emptyQueue(lane)) {
-      queuedBytes -= bytes;
-      done();
-    }
-  };
-  const drop = (lane: Lane) => {
-    forgetWork(lane);
-    release(lane);
-  };
-
-  const seek = (lane: Lane, offset: string) => {
-    const { topic, partition } = lane;
-    try {
-      consumer.seek({ topic, partition, offset });
-    } catch (error) {
-      logger.warn({ err: error, topic, partition }, 'seeking the partition failed');
-    }
-  };
-
-  /**
-   * Once every work in hand has settled after a failure: drops what is queued and seeks the
-   * partition back to the first command of the first work that failed; kafkajs then drops what it
-   * fetched past it (`isStale`), and reads from there once the partition is resumed, RETRY_MS
-   * later, so that a failure that repeats does not spin.
-   */
-  const readAgainFromFailure = (lane: Lane, failed: Flight) => {
-    const first = failed.work.messages[0]?.offset;
-    if (stopping.signal.aborted || first === undefined) return;
-    drop(lane);
-    logger.error(
-      { err: failed.error, topic: lane.topic, partition: lane.partition, offset: first },
-      'commands failed: their partition is read again from the first of them',
-    );
-    seek(lane, first);
-    setTimeout(failed.work.payload.pause(), RETRY_MS);
-  };
-
-  const pump = (lane: Lane) => {
-    clearTimeout(lane.wake);
-    lane.wake = undefined;
-    while (!stopping.signal.aborted && lane.queue.length > 0) {
-      const now = Date.now();
-      const wait = startsIn(lane, now, storeDistance);
-      if (wait === Infinity) return;
-      if (wait > 0) {
-        lane.wake = setTimeout(() => {
-          pump(lane);
-        }, wait);
-        return;
-      }
-      take(lane, now);
-    }
-  };
-
-  const take = (lane: Lane, now: number) => {
-    const taken = takeCommands(lane.queue);
-    if (lane.queue.length === 0) resume(lane);
-    if (taken === undefined) return;
-    for (const { bytes } of taken.finished) queuedBytes -= bytes;
-    const { messages, payload } = taken;
-    const work: LaneWork = {
-      topic: lane.topic,
-      partition: lane.partition,
-      messages,
-      payload,
-      stopping: stopping.signal,
-      givenAway: lane.owned.signal,
-    };
-    let settle: (answered: boolean) => void = () => undefined;
-    const flight: Flight = {
-      work,
-      startedAt: now,
-      state: 'answering',
-      settled: new Promise((resolve) => (settle = resolve)),
-    };
-    const before = earlierSharingKeys(lane.flights, flight, keyOf);
-    lane.flights.push(flight);
-    unsettled.add(flight.settled);
-    const dropped = lane.dropped.signal;
-    void (async () => {
-      let failure: { error: unknown } | undefined;
-      try {
-        const outcomes = await Promise.all(before.map(({ settled }) => settled));
-        if (outcomes.includes(false))
-          throw new Error('an earlier command of the same key was not answered');
-        await handlers.answer(work);
-      } catch (error) {
-        failure = { error };
-      }
-      if (!dropped.aborted) landed(lane, flight, failure);
-      unsettled.delete(flight.settled);
-      settle(failure === undefined);
-      for (const { done } of taken.finished) done();
-    })();
-  };
-
-  /** A work of the lane settled: hands on what is answered in order, then takes more. */
-  const landed = (lane: Lane, flight: Flight, failure: { error: unknown } | undefined) => {
-    flight.state = failure === undefined ? 'answered' : 'failed';
-    flight.error = failure?.error;
-    if (failure === undefined && flight.work.messages.length > 1)
-      lane.lingerUntil = Date.now() + BUSY_LINGER_MS;
-    while (lane.flights[0]?.state === 'answered') {
-      const [first] = lane.flights.splice(0, 1);
-      if (first !== undefined) handlers.answered(first.work);
-    }
-    const [first] = lane.flights;
-    if (first?.state === 'failed' && lane.flights.every(({ state }) => state !== 'answering')) {
-      readAgainFromFailure(lane, first);
-      return;
-    }
-    pump(lane);
   };
 
   return {
@@ -241,9 +94,9 @@ export function partitionLanes(
       arrivals?.arrived(messages.length);
       const lane = laneOf(topic, partition);
       const heap = messages.reduce((total, message) => total + heapBytes(message), 0);
-      queuedBytes += heap;
+      shared.queuedBytes += heap;
       lane.next = nextOffset(last.offset);
-      if (queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
+      if (shared.queuedBytes > MAX_QUEUED_BYTES) lane.resume ??= payload.pause();
       const answered = new Promise<void>((done) => {
         lane.queue.push({ payload, messages: [...messages], bytes: heap, done });
       });
@@ -257,17 +110,17 @@ export function partitionLanes(
         // An idle lane's last work may still wait for its commit.
         if (!kept) giveAway(lane);
         if (lane.flights.length === 0 && lane.queue.length === 0) continue;
-        if (!kept) drop(lane);
-        else if (lane.next !== undefined) seek(lane, lane.next);
+        if (!kept) drop(shared, lane);
+        else if (lane.next !== undefined) seek(consumer, logger, lane, lane.next);
       }
     },
     async stop() {
       stopping.abort();
       for (const lane of lanes.values()) {
         clearTimeout(lane.wake);
-        release(lane);
+        release(shared, lane);
       }
-      await Promise.all(unsettled);
+      await Promise.all(shared.unsettled);
     },
   };
 }

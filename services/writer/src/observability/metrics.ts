@@ -35,11 +35,9 @@ export interface WriterGauges {
   storeRoundTripMs: () => number | undefined;
 }
 
-/** The writer's Prometheus metrics. */
-export function writerMetrics(gauges: WriterGauges): WriterMetrics {
+/** The gauges of the store's state, the writer's readiness and its lag, read at each scrape. */
+function registerGauges(registers: Registry[], gauges: WriterGauges): void {
   const { lags, ready } = gauges;
-  const registry = serviceRegistry('writer');
-  const registers = [registry];
   new Gauge({
     name: 'plant_store_writer_store_silent_seconds',
     help: 'How long the store has not answered this writer’s operations (0 while it answers or none waits)',
@@ -84,6 +82,13 @@ export function writerMetrics(gauges: WriterGauges): WriterMetrics {
       }
     },
   });
+}
+
+/** The writer's Prometheus metrics. */
+export function writerMetrics(gauges: WriterGauges): WriterMetrics {
+  const registry = serviceRegistry('writer');
+  const registers = [registry];
+  registerGauges(registers, gauges);
   return {
     registry,
     batchSize: new Histogram({
