@@ -8,7 +8,7 @@ import { LOG_LEVELS } from '#shared/config.ts';
 import { plantOf } from '#shared/contracts/plant.ts';
 import { createLogger } from '#shared/logger.ts';
 import type { CreatePlant } from '#gateway/create-plant.ts';
-import { baselineApp } from '#gateway/gateway.ts';
+import { baselineApp } from './baseline-app.ts';
 import { createPlants } from '#writer/store/create-plants.ts';
 import { plantStore } from '#writer/store/plant-store.ts';
 

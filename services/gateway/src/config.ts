@@ -115,7 +115,7 @@ export interface Authentication {
 }
 
 /**
- * What the HTTP layer runs with, handed whole to `buildApp` and from there to each plugin and
+ * What the HTTP layer runs with, handed whole to `gatewayApp` and from there to each plugin and
  * route, which names what it reads of it (`Pick`). A setting that may be off is `undefined` then,
  * so it is passed on as it is rather than spread in when present.
  */

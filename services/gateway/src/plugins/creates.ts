@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kafka } from 'kafkajs';
 import type { Topics } from '#shared/contracts/kafka.ts';
@@ -98,18 +98,6 @@ export function kafkaCreates(
         }),
       );
       app.decorate('createsNotReadyReason', () => app.replyConsumer.notReadyReason());
-    },
-    { name: 'creates' },
-  );
-}
-
-/** Creates answered by `createPlant` in this process, ready at once: the bench's baselines. */
-export function createsWith(createPlant: CreatePlant): FastifyPluginCallback {
-  return fp(
-    (app, _options, done) => {
-      app.decorate('createPlant', createPlant);
-      app.decorate('createsNotReadyReason', () => undefined);
-      done();
     },
     { name: 'creates' },
   );
