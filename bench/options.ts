@@ -2,7 +2,7 @@ import { brokerCount } from '#local/kafka/broker-count.ts';
 import { LOG_LEVELS } from '#shared/config.ts';
 import { readFlags } from '#tooling/cli/command-line.ts';
 
-export const VARIANTS = ['bare', 'ceiling', 'direct', 'e2e', 'nestjs'] as const;
+const VARIANTS = ['bare', 'ceiling', 'direct', 'e2e', 'nestjs'] as const;
 /** What `--variants` measures when not given: `bare` only when asked for. */
 const DEFAULT_VARIANTS = VARIANTS.filter((variant) => variant !== 'bare');
 export type Variant = (typeof VARIANTS)[number];
@@ -43,7 +43,7 @@ export interface BenchOptions {
 const MAX_RATES = 32;
 
 /** A capacity step measures at least this long, so that a short stall shows in its p99. */
-export const CAPACITY_MIN_SECONDS = 20;
+const CAPACITY_MIN_SECONDS = 20;
 
 export const USAGE = `npm run bench -- [flags]
   --variants ${DEFAULT_VARIANTS.join(',')}  which to measure, in this order; also bare

@@ -11,6 +11,9 @@ import {
 /** Kafka's own rule for topic names. */
 const TOPIC_NAME = '^[a-zA-Z0-9._-]{1,249}$';
 
+/**
+ * @public Exported because the bench checks its --log-level against it.
+ */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Variables both services read. */
@@ -113,7 +116,10 @@ export function failOn(problems: readonly string[]): void {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
 }
 
-/** The Kafka connection the variables in `env` describe, for tools and scripts beside the services. */
+/**
+ * The Kafka connection the variables in `env` describe, for tools and scripts beside the services.
+ * @public Exported because deploy/local and the tests reach Kafka as the services do.
+ */
 export function kafkaConnectionFromEnv(env: NodeJS.ProcessEnv = process.env): KafkaConnection {
   const settings = readConfig(Type.Object(kafkaConnectionSettings), env);
   const problems: string[] = [];

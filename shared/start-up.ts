@@ -23,7 +23,10 @@ export const startUpSettings = {
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 2_000;
 
-/** Why a service could not start: a refusal retrying cannot cure, or the bound ran out. */
+/**
+ * Why a service could not start: a refusal retrying cannot cure, or the bound ran out.
+ * @internal Exported because its unit test tells it from the error it wraps.
+ */
 export class StartUpError extends Error {
   constructor(message: string, cause: unknown) {
     super(message, { cause });
@@ -32,7 +35,7 @@ export class StartUpError extends Error {
 }
 
 /** Whether trying again may succeed (a server not up yet, metadata not yet propagated). */
-export type RetriableRule = (error: unknown) => boolean;
+type RetriableRule = (error: unknown) => boolean;
 
 export interface StartUp {
   /**
@@ -120,7 +123,7 @@ async function beforeDeadline<T>(attempt: Promise<T>, deadline: number): Promise
  * error its own retries gave up on (KafkaJSNumberOfRetriesExceeded) and the one it refused to
  * retry (KafkaJSNonRetriableError), and the wrapped one says what happened.
  */
-export function reasonOf(error: unknown): string {
+function reasonOf(error: unknown): string {
   const parts: string[] = [];
   let at: unknown = error;
   for (; at instanceof Error; at = at.cause) {

@@ -226,7 +226,7 @@ async function runEachGateway(
 }
 
 /** Non-2xx answers by status over `results`, and `no answer` for their errors; none: empty. */
-export function failuresOf(results: readonly autocannon.Result[]): Record<string, number> {
+function failuresOf(results: readonly autocannon.Result[]): Record<string, number> {
   const failures: Record<string, number> = {};
   const add = (key: string, count: number) => {
     if (count > 0) failures[key] = (failures[key] ?? 0) + count;

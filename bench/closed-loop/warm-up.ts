@@ -26,7 +26,7 @@ export interface WarmUp {
 }
 
 /** How long each step of a warm-up loads. */
-export const WARM_UP_STEP_SECONDS = 5;
+const WARM_UP_STEP_SECONDS = 5;
 /** A step that improves on the one before by less than this much has stopped falling. */
 const STILL_FALLING = 0.05;
 /** The ids a warm-up may use from its first: the 2^32 of its range (`LOAD_OFFSET`). */

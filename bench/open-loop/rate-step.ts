@@ -4,7 +4,7 @@ import type { ProcessUsage } from '../probes/process-stats.ts';
 import type { Hit } from '#local/load/vegeta-results.ts';
 
 /** One second of an open-loop step, by intended send time. */
-export interface OpenLoopSecond {
+interface OpenLoopSecond {
   second: number;
   sent: number;
   /** Answered 2xx, and their latencies from intended send time in ms. */

@@ -20,14 +20,14 @@ export interface PhaseRun {
 
 /** The windows the targets are judged in, from this long after each phase starts. */
 export const WINDOW_MS = 5_000;
-export const SETTLING_MS = 5_000;
+const SETTLING_MS = 5_000;
 /** Overload: every request is answered within this, 2xx or 503 with Retry-After. */
-export const ANSWER_WITHIN_MS = 1_000;
-export const P99_2XX_MS = 250;
+const ANSWER_WITHIN_MS = 1_000;
+const P99_2XX_MS = 250;
 /** From SETTLING_MS after the overload ends. */
-export const RECOVERED_P99_MS = 50;
+const RECOVERED_P99_MS = 50;
 /** Below this share of the rate offered in a window, the generator fell behind: the run says so. */
-export const ON_SCHEDULE_SHARE = 0.95;
+const ON_SCHEDULE_SHARE = 0.95;
 
 export interface Window {
   from: number;

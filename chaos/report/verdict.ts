@@ -108,7 +108,7 @@ export function isOutage(answer: Answer): boolean {
 }
 
 /** Load-phase outage answers whose content never got a conclusive answer afterwards. */
-export function unsettled(answers: readonly Answer[]): Answer[] {
+function unsettled(answers: readonly Answer[]): Answer[] {
   const concluded = new Set(answers.filter(isConclusive).map(({ content }) => key(content)));
   return answers.filter(
     (answer) => answer.phase === 'load' && isOutage(answer) && !concluded.has(key(answer.content)),

@@ -79,7 +79,7 @@ export interface ScenarioContext {
   tmpfs?: TmpfsData;
 }
 
-export interface GrayContext extends ScenarioContext {
+interface GrayContext extends ScenarioContext {
   /** Each process's own path through toxiproxy. */
   links: GrayLinks;
 }
@@ -103,7 +103,7 @@ export interface VisibleInput {
 }
 
 /** What a gray run saw besides the answers. */
-export interface Observed {
+interface Observed {
   samples: readonly Sample[];
   /** The writers' group's rebalances, from the coordinator's log. */
   rebalances: readonly LogEvent[];

@@ -154,7 +154,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   throw started.find((result) => result.status === 'rejected')?.reason;
 }
 
-export const SQLITE_WARNING =
+const SQLITE_WARNING =
   'PostgreSQL server binaries not found: FerretDB keeps the plants in SQLite, which reads a plant ' +
   'by id with a scan of the whole collection, so every retry or conflict slows down as the store ' +
   'grows (about 3 s per read at 1,000,000 plants). Install PostgreSQL 15+ (Debian/Ubuntu: ' +

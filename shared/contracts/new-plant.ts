@@ -9,7 +9,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export type Checked = { ok: true; plant: NewPlant } | { ok: false; error: ErrorBody };
 
 /** Validates a losslessly parsed body; unknown properties are dropped, never passed on. */
-export function checkNewPlant(value: unknown): Checked {
+function checkNewPlant(value: unknown): Checked {
   if (newPlant.Check(value)) return { ok: true, plant: { id: value.id, ...plantOf(value) } };
   return { ok: false, error: errorBody('invalidPlant', describeFirstError(value)) };
 }

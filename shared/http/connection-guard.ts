@@ -155,7 +155,7 @@ function connectionMetrics(server: Server, registry: Registry, series: string) {
   return { refusedTotal, exhaustedTotal };
 }
 
-export function exhaustionCodeOf(error: unknown): ExhaustionCode | undefined {
+function exhaustionCodeOf(error: unknown): ExhaustionCode | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code in EXHAUSTION ? (code as ExhaustionCode) : undefined;
 }

@@ -103,7 +103,7 @@ function reserveOf(descriptorLimit: number): number {
   return Math.min(Math.ceil(descriptorLimit / 2), Math.max(256, Math.ceil(descriptorLimit / 10)));
 }
 
-export function processBudget(): ProcessBudget {
+function processBudget(): ProcessBudget {
   return {
     descriptorLimit: descriptorLimit(),
     heapLimitBytes: getHeapStatistics().heap_size_limit,
@@ -113,6 +113,7 @@ export function processBudget(): ProcessBudget {
 /**
  * The process's own limit on open descriptors, as it runs (Node raises the soft limit to the hard
  * one at start): Linux's /proc, elsewhere what a shell it starts inherits.
+ * @internal Exported because its unit test compares it with the limit the process runs under.
  */
 export function descriptorLimit(): number | undefined {
   try {
@@ -126,7 +127,10 @@ export function descriptorLimit(): number | undefined {
   }
 }
 
-/** The soft limit of the `Max open files` line of /proc/<pid>/limits. */
+/**
+ * The soft limit of the `Max open files` line of /proc/<pid>/limits.
+ * @internal Exported because its unit test parses /proc lines of other limits than this process has.
+ */
 export function openFilesLimitOf(limits: string): number | undefined {
   const line = limits.split('\n').find((each) => each.startsWith('Max open files'));
   return limitOf(line?.slice('Max open files'.length).trim().split(/\s+/)[0]);

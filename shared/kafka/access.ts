@@ -35,7 +35,10 @@ export async function checkKafkaAccess(connection: KafkaConnection): Promise<voi
   }
 }
 
-/** What is wrong with the settings when `error` says the cluster refused them. */
+/**
+ * What is wrong with the settings when `error` says the cluster refused them.
+ * @internal Exported because its unit test feeds it each refusal of the cluster, which one test cluster cannot all produce.
+ */
 export function settingRefused(error: unknown, connection: KafkaConnection): string | undefined {
   const untrusted = untrustedCertificate(error);
   if (untrusted !== undefined)

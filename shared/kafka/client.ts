@@ -64,7 +64,7 @@ class ReconnectingKafka extends Kafka {
 }
 
 /** How long a request waits for its answer, unless kafkajs gives it longer (joins, fetches). */
-export const REQUEST_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * The Kafka client of a plant-store service, over TLS and SASL when `connection` says so; reads

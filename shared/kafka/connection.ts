@@ -30,7 +30,7 @@ export const kafkaConnectionSettings = {
 export type KafkaConnectionConfig = Static<TObject<typeof kafkaConnectionSettings>>;
 
 /** The SASL mechanisms a user and password sign in with, as kafkajs types them. */
-export type PasswordSasl = Extract<SASLOptions, { password: string }>;
+type PasswordSasl = Extract<SASLOptions, { password: string }>;
 
 export interface KafkaConnection {
   brokers: string[];

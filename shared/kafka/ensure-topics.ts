@@ -7,13 +7,16 @@ import type { StartUp } from '../start-up.ts';
  * A dead letter is the command as received plus the writer's headers saying why, so it can be
  * larger than the command topic allows: room for commands of up to 8 MiB.
  */
-export const DLQ_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+const DLQ_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const DLQ_CONFIG = [{ name: 'max.message.bytes', value: String(DLQ_MAX_MESSAGE_BYTES) }];
 
 /** Kafka's answer for a topic another service created first: the outcome wanted. */
 const ALREADY_EXISTS = 'TOPIC_ALREADY_EXISTS';
 
-/** A topic's metadata names no leader for some partition yet: retriable, as Kafka's own are. */
+/**
+ * A topic's metadata names no leader for some partition yet: retriable, as Kafka's own are.
+ * @internal Exported because the unit tests tell it from other failures.
+ */
 export class LeadersNotReadyError extends Error {
   readonly retriable = true;
   readonly waiting: readonly string[];
@@ -66,6 +69,7 @@ export async function ensureTopics(
  * TypeError (`high.pop()` undefined, admin/index.js) when the answer has no entry for the topic,
  * as when a new topic's leaders do not act yet (a three-node cluster just after creating it): that
  * is a leader not ready, to wait for, not a bug to stop on.
+ * @internal Exported because its unit test gives it the answers of a cluster whose leaders do not act yet.
  */
 export async function offsetsReadable(
   admin: Pick<Admin, 'fetchTopicOffsets'>,
@@ -123,7 +127,10 @@ function creationFailure(error: unknown): Error | undefined {
   return new Error(`Kafka did not create the topic ${String(topic)}`, { cause: first });
 }
 
-/** Throws a LeadersNotReadyError naming each topic or partition without a leader yet. */
+/**
+ * Throws a LeadersNotReadyError naming each topic or partition without a leader yet.
+ * @internal Exported because its unit test gives it metadata with partitions without a leader.
+ */
 export function leadersMissing({ topics }: { topics: ITopicMetadata[] }): void {
   const waiting = topics.flatMap(({ name, partitions }) =>
     partitions.length === 0

@@ -100,6 +100,7 @@ export async function idempotentProducer(
  * key or partition would then go round-robin to another partition, the send would succeed, and
  * the partition it left would take the next batch of its length as a duplicate. kafkajs retries
  * with the same message objects, so each keeps the partition it was given first.
+ * @internal Exported because its unit test retries a send with a partitioner that would move it.
  */
 export function stablePartitions(create: ICustomPartitioner): ICustomPartitioner {
   return () => {

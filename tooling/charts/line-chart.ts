@@ -9,7 +9,7 @@ import {
   type Stroke,
 } from './chart-frame.ts';
 
-export interface Point {
+interface Point {
   x: number;
   y: number;
   /** Drawn hollow and named in its tooltip: a point not to be taken at face value. */

@@ -4,7 +4,7 @@
  */
 
 /** Each toxic type with its attributes (times in ms); the API checks nothing beyond the JSON. */
-export type ToxicKind =
+type ToxicKind =
   /** Delays every chunk of data by `latency` ± `jitter`. */
   | { type: 'latency'; attributes: { latency: number; jitter?: number } }
   /** Lets through at most `rate` KB/s. */
@@ -19,7 +19,7 @@ export type ToxicKind =
   | { type: 'limit_data'; attributes: { bytes: number } };
 
 /** `upstream`: client to server; `downstream`: server to client. */
-export type ToxicStream = 'upstream' | 'downstream';
+type ToxicStream = 'upstream' | 'downstream';
 
 export type ToxicSpec = ToxicKind & {
   /** `<type>_<stream>` when not given. */
@@ -29,9 +29,9 @@ export type ToxicSpec = ToxicKind & {
   toxicity?: number;
 };
 
-export type Toxic = ToxicKind & { name: string; stream: ToxicStream; toxicity: number };
+type Toxic = ToxicKind & { name: string; stream: ToxicStream; toxicity: number };
 
-export interface ProxySpec {
+interface ProxySpec {
   name: string;
   /** `host:port` the proxy listens on; port 0 lets the system choose (see `listen` returned). */
   listen: string;

@@ -63,7 +63,7 @@ const OPERATIONS = {
 };
 const RESOURCES = { topic: AclResourceTypes.TOPIC, group: AclResourceTypes.GROUP };
 
-export function aclEntries(grants: Readonly<Record<string, readonly Grant[]>>): AclEntry[] {
+function aclEntries(grants: Readonly<Record<string, readonly Grant[]>>): AclEntry[] {
   return Object.entries(grants).flatMap(([principal, list]) =>
     list.map((grant) => ({
       principal: `User:${principal}`,

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { lastLines } from './log-tail.ts';
 import type { ServerProcess } from './server-process.ts';
 
-export class ServerStartError extends Error {
+class ServerStartError extends Error {
   constructor(server: ServerProcess, reason: string, cause?: unknown) {
     super(
       `${server.name} did not start: ${reason}. Its log is ${server.logFile}; last lines:\n` +

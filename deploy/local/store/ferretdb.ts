@@ -8,7 +8,7 @@ import { startServerProcess } from '../process/server-process.ts';
 import type { MongoServer, MongoServerOptions } from './mongo-server.ts';
 import { waitUntilReady } from '../process/wait-until-ready.ts';
 
-export const FERRETDB_VERSION = 'v1.24.2';
+const FERRETDB_VERSION = 'v1.24.2';
 export const FERRETDB_CACHE_NAME = `ferretdb-${FERRETDB_VERSION}`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 

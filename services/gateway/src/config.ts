@@ -27,6 +27,9 @@ const JWT_ALGORITHMS = [
   'Ed25519',
 ];
 
+/**
+ * @internal Exported because the deployment tests check the manifests and compose file name only variables this schema knows.
+ */
 export const GatewayConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,
@@ -165,12 +168,18 @@ const HTTP_DEFAULT_NAMES = [
   'AUTH_REFUSALS_PER_SECOND',
   'AUTH_REFUSAL_DELAY_MS',
 ] as const;
+/**
+ * @public Exported because the bench runs its baselines at the shipped defaults (bench/variants/baseline-app.ts).
+ */
 export const HTTP_DEFAULTS = Value.Default(
   Type.Pick(GatewayConfig, HTTP_DEFAULT_NAMES),
   {},
 ) as Pick<Static<typeof GatewayConfig>, (typeof HTTP_DEFAULT_NAMES)[number]>;
 
-/** The admission limit's settings by default: what the bench's ceiling admits with. */
+/**
+ * The admission limit's settings by default: what the bench's ceiling admits with.
+ * @public Exported because the bench runs its ceiling at the shipped admission limit (bench/variants/baseline-app.ts).
+ */
 export const ADMISSION_DEFAULTS = Value.Default(
   Type.Pick(GatewayConfig, ['MAX_IN_FLIGHT', 'CREATE_LATENCY_TARGET_MS']),
   {},

@@ -7,11 +7,11 @@ import type { CommandPublisher } from './kafka/command-publisher.ts';
 import { TIMED_OUT, type ReplyWaiter } from './kafka/reply-waiter.ts';
 
 /** The request's own logger, which carries its request id. */
-export interface RequestLog {
+interface RequestLog {
   debug(details: object, message: string): void;
 }
 
-export interface CreateRequest {
+interface CreateRequest {
   id: string;
   log: RequestLog;
   /** The request's trace context: the command is sent in a span of it. */
@@ -46,7 +46,10 @@ export function createPlantOverKafka(deps: CreatePlantDeps): CreatePlant {
   return admitted(deps.admission, (plant, request) => publishAndWait(deps, plant, request));
 }
 
-/** `createPlant` within the admission limit: busy when full, and each outcome teaches the limit. */
+/**
+ * `createPlant` within the admission limit: busy when full, and each outcome teaches the limit.
+ * @public Exported because the bench and chaos put their own creates behind the shipped admission limit.
+ */
 export function admitted(admission: ConcurrencyLimit, createPlant: CreatePlant): CreatePlant {
   return async (plant, request) => {
     const leave = admission.enter();

@@ -9,6 +9,9 @@ import { SESSION_TIMEOUT_MS } from './writer.ts';
 import { shutdownSettings } from '#shared/shutdown.ts';
 import { startUpSettings } from '#shared/start-up.ts';
 
+/**
+ * @internal Exported because the deployment tests check the manifests and compose file name only variables this schema knows.
+ */
 export const WriterConfig = Type.Object({
   ...sharedSettings,
   ...shutdownSettings,

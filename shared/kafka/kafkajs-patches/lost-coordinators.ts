@@ -49,6 +49,7 @@ function lostCoordinator(error: unknown): boolean {
  * settled yet (the dead node not fenced, or the new coordinator not acting yet). Retriable, and
  * not NOT_COORDINATOR_FOR_GROUP, which kafkajs's fetch loop takes for a rebalance and answers by
  * joining again: the loop tries once more after its back-off, the offsets still pending.
+ * @internal Exported because the patch's unit test tells it from a rebalance.
  */
 export class CoordinatorStillLostError extends Error {
   readonly retriable = true;

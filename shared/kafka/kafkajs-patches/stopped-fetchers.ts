@@ -7,7 +7,10 @@ interface Runner {
   fetch: (this: Runner, nodeId: number) => Promise<unknown[]>;
 }
 
-/** How long a fetch asked of a stopped runner waits before it answers nothing. */
+/**
+ * How long a fetch asked of a stopped runner waits before it answers nothing.
+ * @internal Exported because the patch's unit test waits for it.
+ */
 export const STOPPED_FETCH_PAUSE_MS = 100;
 
 /**

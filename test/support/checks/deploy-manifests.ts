@@ -105,10 +105,10 @@ export interface Resource {
     annotations?: Record<string, string>;
   };
 }
-export interface ConfigMap extends Resource {
+interface ConfigMap extends Resource {
   data: Record<string, string>;
 }
-export interface Secret extends Resource {
+interface Secret extends Resource {
   stringData: Record<string, string>;
 }
 interface KeyRef {
@@ -133,7 +133,7 @@ export interface Container {
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
-export interface Volume {
+interface Volume {
   name: string;
   secret?: { secretName: string; items?: { key: string; path: string }[] };
   emptyDir?: { sizeLimit?: string };
@@ -154,29 +154,29 @@ export interface Workload extends Resource {
     };
   };
 }
-export interface Service extends Resource {
+interface Service extends Resource {
   spec: { clusterIP?: string; selector: Record<string, string> };
 }
-export interface KafkaTopic extends Resource {
+interface KafkaTopic extends Resource {
   spec: { partitions: number };
 }
-export interface HorizontalPodAutoscaler extends Resource {
+interface HorizontalPodAutoscaler extends Resource {
   spec: { scaleTargetRef: { kind: string; name: string }; maxReplicas: number };
 }
-export interface KafkaUserAcl {
+interface KafkaUserAcl {
   resource: { type: string; name: string; patternType?: string };
   operations: string[];
   type?: string;
   host?: string;
 }
-export interface KafkaUser extends Resource {
+interface KafkaUser extends Resource {
   spec: {
     authentication: { type: string };
     authorization: { type: string; acls: KafkaUserAcl[] };
     quotas?: Record<string, number>;
   };
 }
-export interface ScaledObject extends Resource {
+interface ScaledObject extends Resource {
   spec: {
     scaleTargetRef?: { name: string };
     maxReplicaCount: number;
@@ -189,7 +189,7 @@ export interface ScaledObject extends Resource {
     ];
   };
 }
-export interface TriggerAuthentication extends Resource {
+interface TriggerAuthentication extends Resource {
   spec: {
     env?: { parameter: string; name: string; containerName?: string }[];
     secretTargetRef?: { parameter: string; name: string; key: string }[];
@@ -199,7 +199,7 @@ export interface RuleGroup {
   name: string;
   rules: ({ record: string } | { alert: string; annotations?: Record<string, string> })[];
 }
-export interface PodMonitor extends Resource {
+interface PodMonitor extends Resource {
   spec: {
     selector: { matchLabels: Record<string, string> };
     podMetricsEndpoints: { port: string; path: string }[];

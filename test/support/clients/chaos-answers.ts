@@ -1,7 +1,7 @@
 import type { Answer } from '#chaos/observe/traffic.ts';
 
 let nextId = 0n;
-export const GATEWAY_0 = 'http://127.0.0.1:3000';
+const GATEWAY_0 = 'http://127.0.0.1:3000';
 
 /** A create of the chaos load, through gateway 0, answered 200 unless `details` say otherwise. */
 export function answer(startedAt: number, endedAt: number, details: Partial<Answer> = {}): Answer {

@@ -8,12 +8,12 @@ export interface TimedTest {
 }
 
 /** How many of the slowest tests the report lists, beside every test over its share. */
-export const LISTED = 10;
+const LISTED = 10;
 /**
  * A timeout is a limit on hangs, not a measure: a test that takes more than this share of it on
  * a fast machine fails on a machine a few times slower, or on a busy day.
  */
-export const TIMEOUT_SHARE = 1 / 4;
+const TIMEOUT_SHARE = 1 / 4;
 
 const overShare = ({ durationMs, timeoutMs }: TimedTest) => durationMs > timeoutMs * TIMEOUT_SHARE;
 

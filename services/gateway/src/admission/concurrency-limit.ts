@@ -18,6 +18,9 @@ export interface ConcurrencyLimit {
   enter(): ((answered: boolean) => void) | undefined;
 }
 
+/**
+ * @internal Exported because the options of concurrencyLimit, for its unit test.
+ */
 export interface ConcurrencyLimitOptions {
   /** The limit never goes above this (MAX_IN_FLIGHT). */
   max: number;
@@ -93,6 +96,7 @@ const PATH_MEMORY_MS = 5_000;
  * Under overload it settles where creates take about what they may: a gateway admits about as
  * many creates as it and the writers answer, and refuses the rest at once instead of queueing
  * them into timeouts. docs/decisions/0064-adaptive-admission.md tells why.
+ * @internal Exported because its unit test drives the limit on a clock of its own; the gateway builds it through createAdmission.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
   const { max, latencyTargetMs, crowdedAt, quietBelow, now = Date.now } = options;

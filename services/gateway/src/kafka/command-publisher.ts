@@ -11,6 +11,9 @@ import type { Logger } from '#shared/logger.ts';
 import { timed } from '#shared/metrics.ts';
 import { inProducerSpan } from '#shared/tracing/spans.ts';
 
+/**
+ * @internal Exported because the use case's unit test records the commands it publishes.
+ */
 export interface CreateCommand {
   plant: NewPlant;
   correlationId: string;

@@ -24,7 +24,7 @@ export interface ReplyConsumer {
  * means the path to Kafka is down or black-holed for this gateway: no reply can arrive, and the
  * gateway is not ready until one is answered again.
  */
-export const REPLIES_SILENT_MS = 8_000;
+const REPLIES_SILENT_MS = 8_000;
 
 export interface ReplyConsumerOptions {
   /** The one partition of the reply topic this gateway reads, named on every command it sends. */

@@ -15,7 +15,7 @@ export interface DecodedCommand {
 }
 
 /** Where a command's reply goes. */
-export type Delivery =
+type Delivery =
   /** The command asked for no reply (fire-and-forget). */
   | { kind: 'none' }
   | { kind: 'reply'; message: Outgoing }

@@ -7,12 +7,13 @@ const CHECK_EVERY_MS = 1_000;
  * Silence, or refusals of every insert, after which the writer says it is not ready: longer than
  * a round trip to a slow store (the gray-fault runs: 2 s with 1 s added each way).
  */
-export const SILENT_MS = 5_000;
+const SILENT_MS = 5_000;
 /**
  * Silence after which the writer gives its partitions up if the others store meanwhile: longer
  * than any operation may wait on a connection (the store client's 3 s socket timeout, and a retry), so a store
  * that is merely slow has answered, or failed the operation, before; within the 10 s in which the
  * others should take a cut writer's partitions over.
+ * @internal Exported because its unit test moves its clock past it.
  */
 export const LEAVE_AFTER_SILENT_MS = 9_000;
 /** Peers' commits are read from this much silence on, to see whether they store meanwhile. */

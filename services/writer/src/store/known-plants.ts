@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { plantOf, type Plant } from '#shared/contracts/plant.ts';
 import type { PlantStore } from './plant-store.ts';
 
-export interface KnownPlantsOptions {
+interface KnownPlantsOptions {
   /** The most plants remembered: the least recently used are forgotten first. */
   max: number;
   /** How long a plant is remembered after it was last stored or read. */

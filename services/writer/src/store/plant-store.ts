@@ -15,6 +15,9 @@ const DUPLICATE_KEY = 11000;
 const CHUNK_DOCUMENTS = 25;
 const MAX_CHUNKS = 16;
 
+/**
+ * @public Exported because the bench, chaos and the tests read the store with it.
+ */
 export interface StoredPlant {
   _id: bigint;
   name: string;

@@ -18,6 +18,7 @@ import { failStalledWrites } from './stalled-writes.ts';
  * still answered within the 5 s a gateway waits (with a longer one, every command on a stalled
  * connection was answered 504). A command still being written when it fires is failed by `stalled-writes.ts`:
  * the driver would wait for it forever.
+ * @internal Exported because the stalled-command test bounds how long an answer may take by it.
  */
 export const STORE_SOCKET_TIMEOUT_MS = 3_000;
 /**
@@ -56,7 +57,10 @@ export interface StoreClient {
   close(): Promise<void>;
 }
 
-/** The heartbeat events and the reconnect of a MongoClient: what the watch uses of it. */
+/**
+ * The heartbeat events and the reconnect of a MongoClient: what the watch uses of it.
+ * @internal Exported because what the unit test of watchMonitor stands in for.
+ */
 export type WatchedClient = Pick<MongoClient, 'on' | 'close' | 'connect'>;
 
 /**
@@ -111,7 +115,10 @@ export async function connectStore(
   };
 }
 
-/** Reconnects `client` whenever a check of its monitor has stalled; returns the stop. */
+/**
+ * Reconnects `client` whenever a check of its monitor has stalled; returns the stop.
+ * @internal Exported because its unit test stalls a monitor, which a live store does not do on demand.
+ */
 export function watchMonitor(
   client: WatchedClient,
   logger: Logger,
@@ -163,7 +170,10 @@ export function watchMonitor(
   };
 }
 
-/** What is wrong with the settings when `error` says the store refused them. */
+/**
+ * What is wrong with the settings when `error` says the store refused them.
+ * @internal Exported because its unit test feeds it each refusal the driver raises, which a test store cannot all produce.
+ */
 export function storeRefusal(error: unknown, database: string): string | undefined {
   const untrusted = untrustedCertificate(error);
   if (untrusted !== undefined)

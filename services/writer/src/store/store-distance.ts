@@ -15,6 +15,7 @@ export interface StoreDistance {
  * Far from this round trip on: a store on the same host or in the same zone answers a check well
  * within it, under load too, while one in another region, or 10 ms away each way, does not
  * (docs/history/2026-12-03-figures-behind-the-comments.md).
+ * @internal Exported because its unit test places the store either side of it.
  */
 export const FAR_STORE_MS = 10;
 /**
@@ -23,6 +24,7 @@ export const FAR_STORE_MS = 10;
  * lanes/lane-tuning.ts's MAX_FETCH_HOLD_MS and OVERLAP_AFTER_MS and the shared inserts' own), so that
  * the commands that arrive meanwhile are fetched and inserted beside it instead of a round trip
  * after it. Near the store those waits are what batches commands best.
+ * @internal Exported because the lanes' unit test times slow work either side of it.
  */
 export const FAR_STORE_WAIT_MS = 5;
 const MEMORY_HALF_MS = 5_000;
