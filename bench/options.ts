@@ -1,5 +1,5 @@
 import { brokerCount } from '#local/kafka/broker-count.ts';
-import { LOG_LEVELS } from '#shared/config.ts';
+import { LOG_LEVELS } from '#shared/service-settings.ts';
 import { readFlags } from '#tooling/cli/command-line.ts';
 
 const VARIANTS = ['bare', 'ceiling', 'direct', 'e2e', 'nestjs'] as const;
@@ -74,73 +74,45 @@ export const USAGE = `npm run bench -- [flags]
                         nestjs), through a TCP proxy: a store in another zone (needs Go once)
   --help                this text`;
 
+const FLAGS = {
+  variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
+  connections: { type: 'string', default: '64' },
+  duration: { type: 'string', default: '20' },
+  warmup: { type: 'string', default: '60' },
+  sequential: { type: 'string', default: '1000' },
+  repeat: { type: 'string', default: '1' },
+  partitions: { type: 'string', default: '3' },
+  writers: { type: 'string', default: '1' },
+  gateways: { type: 'string', default: '1' },
+  brokers: { type: 'string', default: '1' },
+  store: { type: 'string' },
+  secure: { type: 'boolean', default: false },
+  preload: { type: 'string', default: '0' },
+  soak: { type: 'string', default: '0' },
+  'log-level': { type: 'string', default: 'info' },
+  'ids-beyond-2-53': { type: 'boolean', default: false },
+  'cpu-prof': { type: 'boolean', default: false },
+  rates: { type: 'string' },
+  capacity: { type: 'string' },
+  'store-delay': { type: 'string', default: '0' },
+} as const;
+
 /** `npm run bench` flags, checked: an error names the flag and what it takes; `'help'` for --help. */
 export function benchOptions(args: string[]): BenchOptions | 'help' {
-  const flags = readFlags({
-    args,
-    options: {
-      variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
-      connections: { type: 'string', default: '64' },
-      duration: { type: 'string', default: '20' },
-      warmup: { type: 'string', default: '60' },
-      sequential: { type: 'string', default: '1000' },
-      repeat: { type: 'string', default: '1' },
-      partitions: { type: 'string', default: '3' },
-      writers: { type: 'string', default: '1' },
-      gateways: { type: 'string', default: '1' },
-      brokers: { type: 'string', default: '1' },
-      store: { type: 'string' },
-      secure: { type: 'boolean', default: false },
-      preload: { type: 'string', default: '0' },
-      soak: { type: 'string', default: '0' },
-      'log-level': { type: 'string', default: 'info' },
-      'ids-beyond-2-53': { type: 'boolean', default: false },
-      'cpu-prof': { type: 'boolean', default: false },
-      rates: { type: 'string' },
-      capacity: { type: 'string' },
-      'store-delay': { type: 'string', default: '0' },
-    },
-  });
+  const flags = readFlags({ args, options: FLAGS });
   if (flags === 'help') return 'help';
   const { values } = flags;
-  const variants = values.variants.split(',').map((name) => name.trim());
-  const unknown = variants.find((name) => !(VARIANTS as readonly string[]).includes(name));
-  if (unknown !== undefined)
-    throw new Error(`--variants takes ${VARIANTS.join(', ')}; got "${unknown}"`);
-  if (variants.includes('nestjs') && (values.secure || values['ids-beyond-2-53']))
-    throw new Error(
-      '--variants nestjs runs without --secure and --ids-beyond-2-53 (its JSON numbers are doubles)',
-    );
-  const { store } = values;
-  if (store !== undefined && store !== 'sqlite' && store !== 'postgresql')
-    throw new Error(`--store takes sqlite or postgresql; got "${store}"`);
+  const variants = variantsOf(values);
+  const store = storeOf(values.store);
   const logLevel = LOG_LEVELS.find((level) => level === values['log-level']);
   if (logLevel === undefined)
     throw new Error(`--log-level takes ${LOG_LEVELS.join(', ')}; got "${values['log-level']}"`);
-  const rates =
-    values.rates === undefined
-      ? []
-      : values.rates
-          .split(',')
-          .map((rate) => count(rate.trim(), '--rates', 'requests a second', 1));
-  if (rates.length > MAX_RATES)
-    throw new Error(
-      `--rates takes at most ${String(MAX_RATES)} rates; got ${String(rates.length)}`,
-    );
-  const capacityTargetMs =
-    values.capacity === undefined
-      ? null
-      : count(values.capacity, '--capacity', 'milliseconds of p99', 1);
-  const duration = count(values.duration, '--duration', 'seconds', 1);
-  if (capacityTargetMs !== null && duration < CAPACITY_MIN_SECONDS)
-    throw new Error(
-      `--capacity measures each step for --duration seconds, at least ${String(CAPACITY_MIN_SECONDS)}; got "${values.duration}"`,
-    );
+  const { rates, capacityTargetMs, duration } = openLoopOf(values);
   const preload = count(values.preload, '--preload', 'plants', 0);
   if (preload > 0 && (rates.length > 0 || capacityTargetMs !== null))
     throw new Error('--preload runs without --rates and --capacity (their ids would overlap)');
   return {
-    variants: variants as Variant[],
+    variants,
     connections: count(values.connections, '--connections', 'connections', 1),
     duration,
     warmup: count(values.warmup, '--warmup', 'seconds', 0),
@@ -162,6 +134,56 @@ export function benchOptions(args: string[]): BenchOptions | 'help' {
     capacityTargetMs,
     storeDelayMs: count(values['store-delay'], '--store-delay', 'milliseconds', 0, 10_000),
   };
+}
+
+function variantsOf(values: {
+  variants: string;
+  secure: boolean;
+  'ids-beyond-2-53': boolean;
+}): Variant[] {
+  const variants = values.variants.split(',').map((name) => name.trim());
+  const unknown = variants.find((name) => !(VARIANTS as readonly string[]).includes(name));
+  if (unknown !== undefined)
+    throw new Error(`--variants takes ${VARIANTS.join(', ')}; got "${unknown}"`);
+  if (variants.includes('nestjs') && (values.secure || values['ids-beyond-2-53']))
+    throw new Error(
+      '--variants nestjs runs without --secure and --ids-beyond-2-53 (its JSON numbers are doubles)',
+    );
+  return variants as Variant[];
+}
+
+function storeOf(store: string | undefined): BenchOptions['store'] {
+  if (store !== undefined && store !== 'sqlite' && store !== 'postgresql')
+    throw new Error(`--store takes sqlite or postgresql; got "${store}"`);
+  return store;
+}
+
+/** `--rates` and `--capacity`, and `--duration`, which a capacity search's steps bound below. */
+function openLoopOf(values: {
+  rates?: string | undefined;
+  capacity?: string | undefined;
+  duration: string;
+}): Pick<BenchOptions, 'rates' | 'capacityTargetMs' | 'duration'> {
+  const rates =
+    values.rates === undefined
+      ? []
+      : values.rates
+          .split(',')
+          .map((rate) => count(rate.trim(), '--rates', 'requests a second', 1));
+  if (rates.length > MAX_RATES)
+    throw new Error(
+      `--rates takes at most ${String(MAX_RATES)} rates; got ${String(rates.length)}`,
+    );
+  const capacityTargetMs =
+    values.capacity === undefined
+      ? null
+      : count(values.capacity, '--capacity', 'milliseconds of p99', 1);
+  const duration = count(values.duration, '--duration', 'seconds', 1);
+  if (capacityTargetMs !== null && duration < CAPACITY_MIN_SECONDS)
+    throw new Error(
+      `--capacity measures each step for --duration seconds, at least ${String(CAPACITY_MIN_SECONDS)}; got "${values.duration}"`,
+    );
+  return { rates, capacityTargetMs, duration };
 }
 
 /** A whole number of `what` from `min` (to `max`), written in digits. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BenchRun } from '../bench-run.ts';
 import { brokerRequests, requestsPerThousand } from '../probes/broker-requests.ts';
-import { profileClockUs, profilesIn } from '../probes/cpu-profile.ts';
+import { profileClockUs, profilesIn, type ProfileWindow } from '../probes/cpu-profile.ts';
 import { PERF_NODE_OPTIONS, perfUnusable, startPerfRecord } from '../probes/perf-record.ts';
 import type { PerfProfile } from '../probes/perf-samples.ts';
 import { withProfiles } from '../probes/profiled-result.ts';
@@ -9,8 +9,14 @@ import { LOAD_OFFSET } from './id-ranges.ts';
 import { measureOpenLoop } from '../open-loop/measure-open-loop.ts';
 import { createsAnswered, loadPlants, tickLine, type LoadResult } from './load.ts';
 import type { Variant } from '../options.ts';
-import { sampleMachine, sampleProcesses } from '../probes/process-stats.ts';
-import { fetchedBetween, replyFetchesOf } from '../probes/reply-fetches.ts';
+import {
+  sampleMachine,
+  sampleProcesses,
+  type MachineUsage,
+  type ProcessUsage,
+  type SampledProcess,
+} from '../probes/process-stats.ts';
+import { fetchedBetween, replyFetchesOf, type ReplyFetches } from '../probes/reply-fetches.ts';
 import type { VariantResult } from '../report/results.ts';
 import { soakAt80Percent } from './soak.ts';
 import { startVariant, type StartedVariant } from '../variants/variants.ts';
@@ -88,20 +94,11 @@ async function measureStarted(
   { services, urls }: StartedVariant,
   retrying: Retrying | undefined,
 ): Promise<VariantResult> {
-  const { options, stack, token } = run;
-  const { connections, duration, warmup, sequential } = options;
+  const { options, token } = run;
+  const { connections, warmup } = options;
   const firstId = run.ids.firstId(variant, round, retrying?.run);
-  const { backend } = stack.mongo;
-  const withoutStore = variant === 'ceiling' || variant === 'bare';
-  const store = withoutStore ? [] : [stack.mongo.process];
-  const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
-  const brokerPids = kafka.map(({ pid }) => pid);
-  const sampled = [
-    ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
-    ...(backend === undefined || withoutStore
-      ? []
-      : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
-  ];
+  const watched = watchedProcesses(run, variant, services);
+  const { sampled } = watched;
   // JIT compilers (V8 in the services, C2 in the broker) and connection pools warm up first.
   const warm =
     warmup === 0
@@ -111,13 +108,128 @@ async function measureStarted(
           label: variant,
           progress: run.progress,
         });
+  const measured = await measuredLoad(run, variant, urls, firstId, watched, retrying);
+  const { load } = measured;
+  // After every figure of the closed loop is read: its windows must not take in these steps.
+  const openLoop =
+    options.rates.length === 0 && options.capacityTargetMs === null
+      ? undefined
+      : await measureOpenLoop(run, options.repeat > 1 ? `${variant} #${String(round)}` : variant, {
+          urls,
+          firstId: firstId + LOAD_OFFSET.openLoop,
+          closedLoopRate: load.requestsPerSecond,
+          sampled,
+        });
+  const seq = await sequentialLoad(run, variant, urls, firstId, retrying);
+  const soak =
+    variant === 'e2e' &&
+    options.soakSeconds > 0 &&
+    retrying === undefined &&
+    round === options.repeat
+      ? await soakAt80Percent(run, urls, services, load, firstId + LOAD_OFFSET.soak)
+      : null;
+  const { requests, replyFetches } = measured;
+  return {
+    variant: retrying?.label ?? variant,
+    round,
+    load,
+    sequential: seq,
+    usage: measured.usage,
+    loadWindow: measured.loadWindow,
+    machine: measured.machine,
+    soak,
+    retries: measured.retries,
+    ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
+    ...(replyFetches === undefined ? {} : { replyFetches }),
+    ...(warm === undefined ? {} : { warmUp: warm }),
+    ...(openLoop === undefined ? {} : { openLoop }),
+  };
+}
+
+/** The processes a variant's loads sample, and the brokers among them. */
+interface Watched {
+  sampled: SampledProcess[];
+  brokerPids: number[];
+}
+
+/** The variant's services, the brokers it goes through and the store it writes to. */
+function watchedProcesses(
+  { stack }: BenchRun,
+  variant: Variant,
+  services: StartedVariant['services'],
+): Watched {
+  const { backend } = stack.mongo;
+  const withoutStore = runsWithoutStore(variant);
+  const store = withoutStore ? [] : [stack.mongo.process];
+  const kafka = variant === 'e2e' || variant === 'nestjs' ? [...stack.kafka.nodes.values()] : [];
+  const sampled = [
+    ...[...services, ...kafka, ...store].map(({ name, pid }) => ({ name, pid })),
+    ...(backend === undefined || withoutStore
+      ? []
+      : [{ name: backend.name, pid: backend.pid, withChildren: true }]),
+  ];
+  return { sampled, brokerPids: kafka.map(({ pid }) => pid) };
+}
+
+function runsWithoutStore(variant: Variant): boolean {
+  return variant === 'ceiling' || variant === 'bare';
+}
+
+/** The figures read over the measured load. */
+interface MeasuredLoad {
+  load: LoadResult;
+  retries: LoadResult | null;
+  usage: ProcessUsage[];
+  loadWindow: ProfileWindow;
+  machine: MachineUsage;
+  replyFetches: ReplyFetches[] | undefined;
+  requests: Record<string, number> | undefined;
+}
+
+/**
+ * The measured load, with the processes, the machine, the gateways' reply fetches and the brokers'
+ * requests read over it.
+ */
+async function measuredLoad(
+  run: BenchRun,
+  variant: Variant,
+  urls: string[],
+  firstId: bigint,
+  { sampled, brokerPids }: Watched,
+  retrying: Retrying | undefined,
+): Promise<MeasuredLoad> {
   // Read before the CPU sampling starts: attaching starts the broker's JMX agent.
   const requestsBefore = brokerPids.length === 0 ? null : await brokerRequests(brokerPids);
   const sampler = sampleProcesses(sampled);
   const loadFromUs = profileClockUs();
   const fetchesBefore = variant === 'e2e' ? await replyFetchesOf(urls) : null;
   const machineSampler = sampleMachine();
-  const [load, retries] = await Promise.all([
+  const [load, retries] = await loadWithRetries(run, variant, urls, firstId, retrying);
+  run.progress.end();
+  const usage = sampler.stop();
+  const loadWindow = { fromUs: loadFromUs, toUs: profileClockUs() };
+  const machine = machineSampler.stop();
+  const replyFetches =
+    fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
+  const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
+  const requests =
+    requestsBefore === null || requestsAfter === null
+      ? undefined
+      : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
+  return { load, retries, usage, loadWindow, machine, replyFetches, requests };
+}
+
+/** The measured load, and with `retrying` the retries of stored plants beside it. */
+function loadWithRetries(
+  run: BenchRun,
+  variant: Variant,
+  urls: string[],
+  firstId: bigint,
+  retrying: Retrying | undefined,
+): Promise<[LoadResult, LoadResult | null]> {
+  const { token, options } = run;
+  const { connections, duration } = options;
+  return Promise.all([
     loadPlants(
       {
         urls,
@@ -142,57 +254,24 @@ async function measureStarted(
           retryOf: retrying.retryOf,
         }),
   ]);
-  run.progress.end();
-  const usage = sampler.stop();
-  const loadWindow = { fromUs: loadFromUs, toUs: profileClockUs() };
-  const machine = machineSampler.stop();
-  const replyFetches =
-    fetchesBefore === null ? undefined : fetchedBetween(fetchesBefore, await replyFetchesOf(urls));
-  const requestsAfter = requestsBefore === null ? null : await brokerRequests(brokerPids);
-  const requests =
-    requestsBefore === null || requestsAfter === null
-      ? undefined
-      : requestsPerThousand(requestsBefore, requestsAfter, createsAnswered(load));
-  // After every figure of the closed loop is read: its windows must not take in these steps.
-  const openLoop =
-    options.rates.length === 0 && options.capacityTargetMs === null
-      ? undefined
-      : await measureOpenLoop(run, options.repeat > 1 ? `${variant} #${String(round)}` : variant, {
-          urls,
-          firstId: firstId + LOAD_OFFSET.openLoop,
-          closedLoopRate: load.requestsPerSecond,
-          sampled,
-        });
-  const seq: LoadResult | null =
-    withoutStore || sequential === 0 || retrying !== undefined
-      ? null
-      : await loadPlants({
-          urls: urls.slice(0, 1),
-          token,
-          connections: 1,
-          amount: sequential,
-          firstId: firstId + LOAD_OFFSET.sequential,
-        });
-  const soak =
-    variant === 'e2e' &&
-    options.soakSeconds > 0 &&
-    retrying === undefined &&
-    round === options.repeat
-      ? await soakAt80Percent(run, urls, services, load, firstId + LOAD_OFFSET.soak)
-      : null;
-  return {
-    variant: retrying?.label ?? variant,
-    round,
-    load,
-    sequential: seq,
-    usage,
-    loadWindow,
-    machine,
-    soak,
-    retries,
-    ...(requests === undefined ? {} : { brokerRequestsPerThousand: requests }),
-    ...(replyFetches === undefined ? {} : { replyFetches }),
-    ...(warm === undefined ? {} : { warmUp: warm }),
-    ...(openLoop === undefined ? {} : { openLoop }),
-  };
+}
+
+/** One request at a time on one gateway, where the variant has a store and no retries run. */
+async function sequentialLoad(
+  { options, token }: BenchRun,
+  variant: Variant,
+  urls: string[],
+  firstId: bigint,
+  retrying: Retrying | undefined,
+): Promise<LoadResult | null> {
+  const { sequential } = options;
+  return runsWithoutStore(variant) || sequential === 0 || retrying !== undefined
+    ? null
+    : await loadPlants({
+        urls: urls.slice(0, 1),
+        token,
+        connections: 1,
+        amount: sequential,
+        firstId: firstId + LOAD_OFFSET.sequential,
+      });
 }

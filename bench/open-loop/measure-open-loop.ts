@@ -54,64 +54,19 @@ export async function measureOpenLoop(
     sampled: readonly SampledProcess[];
   },
 ): Promise<OpenLoop> {
-  const { rates, capacityTargetMs, duration } = run.options;
+  const { rates, capacityTargetMs } = run.options;
   const vegeta = run.vegeta;
   if (vegeta === null) throw new Error('the open-loop load needs vegeta, provisioned at the start');
   const dir = join(run.dir, 'open-loop');
   await mkdir(dir, { recursive: true });
+  const target = { vegeta, urls, dir, sampled };
   let step = 0;
   const measureAt = async (rate: number, targetMs: number): Promise<RateStep> => {
     if (step >= MAX_STEPS)
       throw new Error(`an open loop measures at most ${String(MAX_STEPS)} steps per variant`);
     const first = firstId + BigInt(step) * STEP_IDS;
     step++;
-    const latencies = runningP99();
-    let failed = 0;
-    const startedAt = Date.now();
-    const ticks = setInterval(() => {
-      const ms = Date.now() - startedAt;
-      const when =
-        ms < duration * 1_000
-          ? `${elapsed(ms)} of ${String(duration)} s`
-          : `all sent, waiting for the last answers (${elapsed(ms)})`;
-      run.progress.update(
-        `  ${label} at ${String(rate)} req/s: ${when}, p99 so far ${latencies.p99Ms().toFixed(1)} ms (from send), ${String(failed)} failed`,
-      );
-    }, 1_000);
-    let result: RateStep;
-    const machine = sampleMachine();
-    const processes = sampleProcesses(sampled);
-    const fromUs = profileClockUs();
-    try {
-      // vegeta's CPU is counted once it has been waited for, among this process's children's.
-      const cpuBefore = reapedChildrenCpuSeconds(process.pid);
-      const hits = await attack(
-        {
-          vegeta,
-          urls,
-          token: run.token,
-          rate,
-          seconds: duration,
-          firstId: first,
-          bodyOf: plantBody,
-          dir,
-        },
-        ({ code, latencyMs }) => {
-          if (code >= 200 && code < 300) latencies.record(latencyMs);
-          else failed++;
-        },
-      );
-      result = {
-        ...rateStep(rate, duration, hits, {
-          generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - cpuBefore,
-          machineBusyPercent: machine.stop().busyPercent,
-          usage: processes.stop(),
-        }),
-        window: { fromUs, toUs: profileClockUs() },
-      };
-    } finally {
-      clearInterval(ticks);
-    }
+    const result = await loadStep(run, label, target, rate, first);
     run.progress.end(stepLine(label, result, targetMs));
     await settle(run, urls[0] ?? '', first + PROBE_OFFSET, targetMs);
     return result;
@@ -126,6 +81,63 @@ export async function measureOpenLoop(
           startRate: closedLoopRate / 2,
         });
   return { rates: steps, capacity };
+}
+
+/** Where a variant's steps send their load, and the processes whose CPU each records. */
+interface StepTarget {
+  vegeta: string;
+  urls: string[];
+  /** Where the targets are written. */
+  dir: string;
+  sampled: readonly SampledProcess[];
+}
+
+/** One step at `rate`, its ids from `firstId`, with its progress shown every second. */
+async function loadStep(
+  run: BenchRun,
+  label: string,
+  { vegeta, urls, dir, sampled }: StepTarget,
+  rate: number,
+  firstId: bigint,
+): Promise<RateStep> {
+  const { duration } = run.options;
+  const latencies = runningP99();
+  let failed = 0;
+  const startedAt = Date.now();
+  const ticks = setInterval(() => {
+    const ms = Date.now() - startedAt;
+    const when =
+      ms < duration * 1_000
+        ? `${elapsed(ms)} of ${String(duration)} s`
+        : `all sent, waiting for the last answers (${elapsed(ms)})`;
+    run.progress.update(
+      `  ${label} at ${String(rate)} req/s: ${when}, p99 so far ${latencies.p99Ms().toFixed(1)} ms (from send), ${String(failed)} failed`,
+    );
+  }, 1_000);
+  const machine = sampleMachine();
+  const processes = sampleProcesses(sampled);
+  const fromUs = profileClockUs();
+  try {
+    // vegeta's CPU is counted once it has been waited for, among this process's children's.
+    const cpuBefore = reapedChildrenCpuSeconds(process.pid);
+    const hits = await attack(
+      { vegeta, urls, token: run.token, rate, seconds: duration, firstId, bodyOf: plantBody, dir },
+      ({ code, latencyMs }) => {
+        if (code >= 200 && code < 300) latencies.record(latencyMs);
+        else failed++;
+      },
+    );
+    return {
+      ...rateStep(rate, duration, hits, {
+        generatorCpuSeconds: reapedChildrenCpuSeconds(process.pid) - cpuBefore,
+        machineBusyPercent: machine.stop().busyPercent,
+        usage: processes.stop(),
+      }),
+      window: { fromUs, toUs: profileClockUs() },
+    };
+  } finally {
+    clearInterval(ticks);
+  }
 }
 
 /** A finished step as one line: its latencies from intended send time, errors, and verdict. */

@@ -4,7 +4,7 @@
 //   direct  — stores each plant straight into MongoDB, one write per request, with the writer's
 //             duplicate rules: what a user would build instead of going through Kafka.
 import { MongoClient } from 'mongodb';
-import { LOG_LEVELS } from '#shared/config.ts';
+import { LOG_LEVELS } from '#shared/service-settings.ts';
 import { plantOf } from '#shared/contracts/plant.ts';
 import { createLogger } from '#shared/logger.ts';
 import type { CreatePlant } from '#gateway/create-plant.ts';

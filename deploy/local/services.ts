@@ -1,6 +1,6 @@
 import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './process/node-service.ts';
-import { kafkaConnectionFromEnv } from '#shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/service-settings.ts';
 import { freePort } from './provision/ports.ts';
 import { groupIsStable } from './kafka/group-stability.ts';
 import { httpIsReady } from './process/http-ready.ts';

@@ -9,7 +9,12 @@ import { findPostgresBinaries } from './store/postgres-binaries.ts';
 import { postgresFolderOf, startFerretDbOnPostgres } from './store/ferretdb-on-postgres.ts';
 import { OPENSSL } from './provision/tools.ts';
 import { cacheRoot } from './provision/paths.ts';
-import { prepareSecurity, secureStack, type SecuredStack } from './secure-stack.ts';
+import {
+  prepareSecurity,
+  secureStack,
+  type SecuredStack,
+  type StackSecurity,
+} from './secure-stack.ts';
 import { freePort } from './provision/ports.ts';
 import { isProvisioned } from './provision/provision-cache.ts';
 import { findOnPath, GO, JAVA, MAVEN, requireTools, type Tool } from './provision/tools.ts';
@@ -54,14 +59,65 @@ export interface LocalStack {
 
 /** Starts Kafka and a MongoDB-protocol server as local processes, provisioning them if needed. */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const brokers = brokerCountOf(options);
+  const cache = options.cache ?? cacheRoot();
+  const logDir = join(options.dir, 'logs');
+  const mongod = findOnPath('mongod');
+  requireStackTools(options, cache, mongod);
+  const { security, libsDir, startMongo } = await provisionStack(options, {
+    cache,
+    logDir,
+    mongod,
+  });
+  const ports = {
+    kafkaPorts: options.kafkaPorts ?? (await freeNodePorts(brokers)),
+    mongoPort: options.mongoPort ?? (await freePort()),
+  };
+  const kafkaOptions = {
+    libsDir,
+    dir: join(options.dir, 'kafka'),
+    nodes: ports.kafkaPorts,
+    logFile: join(logDir, 'kafka.log'),
+    ...(security === undefined ? {} : { security: security.kafka }),
+  };
+  const mongoOptions = storeOptions(options.dir, logDir, ports.mongoPort, security);
+  const started = await Promise.allSettled([startKafka(kafkaOptions), startMongo(mongoOptions)]);
+  const [kafka, mongo] = started;
+  if (kafka.status === 'fulfilled' && mongo.status === 'fulfilled') {
+    const servers = { kafka: kafka.value, mongo: mongo.value };
+    const secured =
+      security === undefined
+        ? undefined
+        : await secureStack(options.dir, kafka.value, mongo.value.uri, security.kafka).catch(
+            async (error: unknown) => {
+              await Promise.all([kafka.value.stop(), mongo.value.stop()]);
+              throw error;
+            },
+          );
+    return runningStack(servers, {
+      secured,
+      logDir,
+      ports,
+      startAgain: { kafka: () => startKafka(kafkaOptions), mongo: () => startMongo(mongoOptions) },
+    });
+  }
+  await Promise.all(
+    started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
+  );
+  throw started.find((result) => result.status === 'rejected')?.reason;
+}
+
+function brokerCountOf(options: LocalStackOptions): number {
   const brokers = options.kafkaPorts?.length ?? options.brokers ?? 1;
   if (options.kafkaPorts !== undefined && brokers !== (options.brokers ?? brokers))
     throw new Error(
       `${String(options.kafkaPorts.length)} Kafka nodes' ports given for ${String(options.brokers)} brokers`,
     );
-  const cache = options.cache ?? cacheRoot();
-  const logDir = join(options.dir, 'logs');
-  const mongod = findOnPath('mongod');
+  return brokers;
+}
+
+/** Refuses a secured stack beside `mongod`, and a start without the tools its provisioning needs. */
+function requireStackTools(options: LocalStackOptions, cache: string, mongod: string | null): void {
   if (options.secure === true && mongod !== null)
     throw new Error(
       `--secure runs the store as FerretDB with TLS; ${mongod} is on PATH, and the stack does not configure mongod's TLS. Remove it from PATH for a secured stack.`,
@@ -70,7 +126,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...toolsNeeded(cache, mongod !== null),
     ...(options.secure === true ? [OPENSSL] : []),
   ]);
+}
 
+type StartMongo = (mongoOptions: MongoServerOptions) => Promise<MongoServer>;
+
+/** A secured stack's certificates and users, Kafka's jars, and how the store starts. */
+async function provisionStack(
+  options: LocalStackOptions,
+  { cache, logDir, mongod }: { cache: string; logDir: string; mongod: string | null },
+): Promise<{ security: StackSecurity | undefined; libsDir: string; startMongo: StartMongo }> {
   const store = options.store ?? defaultStore();
   const provisionLog = join(logDir, 'provision.log');
   const security =
@@ -86,20 +150,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         )
       : (mongoOptions: MongoServerOptions) => startMongod(mongod, mongoOptions),
   ]);
-  const ports = {
-    kafkaPorts: options.kafkaPorts ?? (await freeNodePorts(brokers)),
-    mongoPort: options.mongoPort ?? (await freePort()),
-  };
-  const kafkaOptions = {
-    libsDir,
-    dir: join(options.dir, 'kafka'),
-    nodes: ports.kafkaPorts,
-    logFile: join(logDir, 'kafka.log'),
-    ...(security === undefined ? {} : { security: security.kafka }),
-  };
-  const mongoOptions = {
-    dir: join(options.dir, 'mongo'),
-    port: ports.mongoPort,
+  return { security, libsDir, startMongo };
+}
+
+/** The store's options: on TLS with the stack's certificates, and its user, when secured. */
+function storeOptions(
+  dir: string,
+  logDir: string,
+  port: number,
+  security: StackSecurity | undefined,
+): MongoServerOptions {
+  return {
+    dir: join(dir, 'mongo'),
+    port,
     logFile: join(logDir, 'mongo.log'),
     ...(security === undefined
       ? {}
@@ -112,46 +175,45 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           user: security.store,
         }),
   };
-  const started = await Promise.allSettled([startKafka(kafkaOptions), startMongo(mongoOptions)]);
-  const [kafka, mongo] = started;
-  if (kafka.status === 'fulfilled' && mongo.status === 'fulfilled') {
-    const servers = { kafka: kafka.value, mongo: mongo.value };
-    const secured =
-      security === undefined
-        ? undefined
-        : await secureStack(options.dir, kafka.value, mongo.value.uri, security.kafka).catch(
-            async (error: unknown) => {
-              await Promise.all([kafka.value.stop(), mongo.value.stop()]);
-              throw error;
-            },
-          );
-    return {
-      ...(secured === undefined ? {} : { secured }),
-      kafkaBrokers: kafka.value.brokers,
-      mongoUri: mongo.value.uri,
-      mongoServer: mongo.value.process.name,
-      logDir,
-      ports,
-      get kafka() {
-        return servers.kafka;
-      },
-      get mongo() {
-        return servers.mongo;
-      },
-      async restart(server) {
-        await servers[server].stop();
-        if (server === 'kafka') servers.kafka = await startKafka(kafkaOptions);
-        else servers.mongo = await startMongo(mongoOptions);
-      },
-      stop: async () => {
-        await Promise.all([servers.kafka.stop(), servers.mongo.stop()]);
-      },
-    };
-  }
-  await Promise.all(
-    started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.stop()] : [])),
-  );
-  throw started.find((result) => result.status === 'rejected')?.reason;
+}
+
+/** The started stack; `restart` replaces a server in `servers`, which `kafka` and `mongo` read. */
+function runningStack(
+  servers: { kafka: KafkaServer; mongo: MongoServer },
+  {
+    secured,
+    logDir,
+    ports,
+    startAgain,
+  }: {
+    secured: SecuredStack | undefined;
+    logDir: string;
+    ports: LocalStack['ports'];
+    startAgain: { kafka: () => Promise<KafkaServer>; mongo: () => Promise<MongoServer> };
+  },
+): LocalStack {
+  return {
+    ...(secured === undefined ? {} : { secured }),
+    kafkaBrokers: servers.kafka.brokers,
+    mongoUri: servers.mongo.uri,
+    mongoServer: servers.mongo.process.name,
+    logDir,
+    ports,
+    get kafka() {
+      return servers.kafka;
+    },
+    get mongo() {
+      return servers.mongo;
+    },
+    async restart(server) {
+      await servers[server].stop();
+      if (server === 'kafka') servers.kafka = await startAgain.kafka();
+      else servers.mongo = await startAgain.mongo();
+    },
+    stop: async () => {
+      await Promise.all([servers.kafka.stop(), servers.mongo.stop()]);
+    },
+  };
 }
 
 const SQLITE_WARNING =

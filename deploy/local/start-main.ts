@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
 import { GATEWAY_MAIN, startNodeService, WRITER_MAIN } from './process/node-service.ts';
-import { kafkaConnectionFromEnv } from '#shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/service-settings.ts';
 import { commandLine, EXIT_CODES, readFlags } from '#tooling/cli/command-line.ts';
 import { brokerCount } from './kafka/broker-count.ts';
 import { consecutiveNodePorts } from './kafka/node-ports.ts';

@@ -7,7 +7,7 @@ import { ADMIN, secureListenerProperties } from '#local/kafka/security.ts';
 import { projectRoot } from '#local/provision/paths.ts';
 import { readGatewayConfig } from '#gateway/config.ts';
 import { readWriterConfig } from '#writer/config.ts';
-import { topicsOf } from '#shared/config.ts';
+import { topicsOf } from '#shared/service-settings.ts';
 import {
   COMPOSE_FILE,
   composeEnvironment,

@@ -4,7 +4,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { pingMongo } from '#local/store/mongo-ping.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
-import { kafkaConnectionFromEnv } from '#shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/service-settings.ts';
 import { LOOPBACK } from '#local/provision/ports.ts';
 import {
   childPids,

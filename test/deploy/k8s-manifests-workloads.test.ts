@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GatewayConfig, readGatewayConfig } from '#gateway/config.ts';
 import { readWriterConfig, WriterConfig } from '#writer/config.ts';
-import { topicsOf } from '#shared/config.ts';
+import { topicsOf } from '#shared/service-settings.ts';
 import {
   environmentOf,
   podEnvironment,

@@ -2,7 +2,7 @@ import { inject, describe, expect, it, onTestFinished } from 'vitest';
 import { kafkaClient } from '#shared/kafka/client.ts';
 import { createLogger } from '#shared/logger.ts';
 import { outgoingSender } from '#writer/kafka/outgoing-sender.ts';
-import type { Outgoing } from '#writer/kafka/outgoing.ts';
+import type { Outgoing } from '#writer/answering/outgoing.ts';
 import { startTestWriter } from '../support/servers/writer.ts';
 
 /** Kafka's default message.max.bytes: the largest record batch one partition takes. */

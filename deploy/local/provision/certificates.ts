@@ -33,12 +33,22 @@ export async function ensureCertificates(
   };
   if (existsSync(certificates.serverFile)) return certificates;
   await mkdir(tls, { recursive: true, mode: 0o700 });
-  const openssl = (...args: string[]) => runLogged('openssl', args, { cwd: dir, logFile });
-  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  const openssl: OpenSsl = (...args) => runLogged('openssl', args, { cwd: dir, logFile });
+  await makeCa(openssl, certificates, name);
+  await signServerCertificate(openssl, tls, certificates);
+  await writeServerPem(openssl, tls, certificates);
+  return certificates;
+}
+
+type OpenSsl = (...args: string[]) => Promise<string>;
+
+const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+async function makeCa(openssl: OpenSsl, certificates: Certificates, name: string): Promise<void> {
   await openssl(
     'req',
     '-x509',
-    ...newKey,
+    ...NEW_KEY,
     '-keyout',
     certificates.caKeyFile,
     '-out',
@@ -52,11 +62,19 @@ export async function ensureCertificates(
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   );
+}
+
+/** A key of the servers' own, and the CA's certificate of it for localhost and 127.0.0.1. */
+async function signServerCertificate(
+  openssl: OpenSsl,
+  tls: string,
+  certificates: Certificates,
+): Promise<void> {
   const request = join(tls, 'server.csr');
   await openssl(
     'req',
     '-new',
-    ...newKey,
+    ...NEW_KEY,
     '-keyout',
     certificates.serverKeyFile,
     '-out',
@@ -88,6 +106,14 @@ export async function ensureCertificates(
     '-out',
     certificates.serverCertFile,
   );
+}
+
+/** The servers' key as PKCS #8, then with its certificate in one PEM file; the keys made private. */
+async function writeServerPem(
+  openssl: OpenSsl,
+  tls: string,
+  certificates: Certificates,
+): Promise<void> {
   const pkcs8File = join(tls, 'server.pkcs8.key');
   await openssl(
     'pkcs8',
@@ -108,5 +134,4 @@ export async function ensureCertificates(
     chmod(certificates.caKeyFile, 0o600),
     chmod(certificates.serverKeyFile, 0o600),
   ]);
-  return certificates;
 }

@@ -25,36 +25,62 @@ export interface PostgresServer {
  * root, so under root it runs as the `postgres` user (setpriv execs, so the pid is the server's),
  * which needs to reach `dir`: every folder above it must be searchable by that user.
  */
-export async function startPostgres(options: {
-  dir: string;
-  port: number;
-  logFile: string;
-}): Promise<PostgresServer> {
+export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   const bin = findPostgresBinaries();
   if (bin === null) throw new MissingToolError([POSTGRES]);
   const asRoot = process.getuid?.() === 0;
-  const command = (tool: string, args: string[]): [string, string[]] =>
+  const command: Command = (tool, args) =>
     asRoot ? ['setpriv', [...SETPRIV_ARGS, join(bin, tool), ...args]] : [join(bin, tool), args];
 
   mkdirSync(options.dir, { recursive: true });
   const data = join(options.dir, 'data');
   if (!existsSync(join(data, 'PG_VERSION'))) {
     if (asRoot) chownToServiceUser(options.dir);
-    await runLogged(
-      ...command('initdb', [
-        '-D',
-        data,
-        '-U',
-        SERVICE_USER,
-        '-A',
-        'trust',
-        '-E',
-        'UTF8',
-        '--no-sync',
-      ]),
-      { cwd: options.dir, logFile: options.logFile },
-    );
+    await initdb(command, data, options);
   }
+  const server = await startServer(command, bin, data, options);
+  await ensureDatabase(bin, options);
+  return {
+    url: `postgres://${SERVICE_USER}@${LOOPBACK}:${options.port}/${DATABASE}`,
+    process: server,
+    sql: (statement) => psql(bin, options.port, statement),
+    stop: () => server.stop(),
+  };
+}
+
+interface PostgresOptions {
+  dir: string;
+  port: number;
+  logFile: string;
+}
+
+/** The command line that runs one of PostgreSQL's tools, as the `postgres` user under root. */
+type Command = (tool: string, args: string[]) => [string, string[]];
+
+async function initdb(command: Command, data: string, options: PostgresOptions): Promise<void> {
+  await runLogged(
+    ...command('initdb', [
+      '-D',
+      data,
+      '-U',
+      SERVICE_USER,
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]),
+    { cwd: options.dir, logFile: options.logFile },
+  );
+}
+
+/** The server on `data`, once it accepts connections. */
+async function startServer(
+  command: Command,
+  bin: string,
+  data: string,
+  options: PostgresOptions,
+): Promise<ServerProcess> {
   const [postgres, postgresArgs] = command('postgres', [
     '-D',
     data,
@@ -83,6 +109,11 @@ export async function startPostgres(options: {
       : Promise.reject(new Error('not accepting connections yet'));
   };
   await waitUntilReady(server, ready, 30_000);
+  return server;
+}
+
+/** FerretDB's database, created unless it exists. */
+async function ensureDatabase(bin: string, options: PostgresOptions): Promise<void> {
   const exists = spawnSync(
     join(bin, 'psql'),
     [
@@ -107,12 +138,6 @@ export async function startPostgres(options: {
       },
     );
   }
-  return {
-    url: `postgres://${SERVICE_USER}@${LOOPBACK}:${options.port}/${DATABASE}`,
-    process: server,
-    sql: (statement) => psql(bin, options.port, statement),
-    stop: () => server.stop(),
-  };
 }
 
 function psql(bin: string, port: number, statement: string): string {

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { WRITER_GROUP } from '#shared/contracts/kafka.ts';
-import { failOn, readConfig, sharedSettings } from '#shared/config.ts';
+import { failOn, readConfig } from '#shared/config.ts';
+import { sharedSettings } from '#shared/service-settings.ts';
 import { httpLimitSettings } from '#shared/http/limits.ts';
 import { kafkaConnectionOf } from '#shared/kafka/connection.ts';
 import { readCertificates } from '#shared/tls/files.ts';

@@ -1,5 +1,6 @@
 // `npm run start:writer`: one writer process against KAFKA_BROKERS and MONGODB_URI.
-import { configOrExit, exitOnConfigError, topicsOf } from '#shared/config.ts';
+import { configOrExit, exitOnConfigError } from '#shared/config.ts';
+import { topicsOf } from '#shared/service-settings.ts';
 import { checkKafkaAccess } from '#shared/kafka/access.ts';
 import { kafkaClient } from '#shared/kafka/client.ts';
 import { connectionCap, logConnectionCap } from '#shared/http/limits.ts';

@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { inject, onTestFinished } from 'vitest';
 import type { Principal } from '#local/kafka/acls.ts';
 import { readEnvFile } from '#local/secure-stack.ts';
-import { kafkaConnectionFromEnv } from '#shared/config.ts';
+import { kafkaConnectionFromEnv } from '#shared/service-settings.ts';
 import type { KafkaConnection } from '#shared/kafka/connection.ts';
 import type { SecuredStackContext } from '../../secured/global-setup.ts';
 import { runEntryPoint, type EntryPointExit } from '../processes/entry-point.ts';

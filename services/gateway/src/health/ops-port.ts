@@ -1,7 +1,7 @@
+import type { FastifyInstance } from 'fastify';
 import type { HttpLimits } from '#shared/http/limits.ts';
 import type { Logger } from '#shared/logger.ts';
 import { startOpsServer, type OpsServer } from '#shared/http/ops-server.ts';
-import type { GatewayApp } from '../app.ts';
 import { notReadyReason } from './readiness.ts';
 
 /** Prometheus and a probe or two hold its connections: a stranger who reaches it gets no more. */
@@ -13,7 +13,7 @@ const METRICS_PORT_CONNECTIONS = 64;
  * serves no `/metrics`. Its connections are bounded and counted as `plant_store_metrics_http_*`.
  */
 export function startOpsPort(
-  app: GatewayApp,
+  app: Pick<FastifyInstance, 'metrics'> & Parameters<typeof notReadyReason>[0],
   options: {
     host: string;
     port: number;

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from '#shared/contracts/errors.ts';
-import { nodeServerTimeouts } from '#shared/http/limits.ts';
+import { nodeServerTimeouts, type HttpLimits } from '#shared/http/limits.ts';
 import { closeIdleConnectionsAfterReading } from '#shared/http/keep-alive.ts';
 import type { Logger } from '#shared/logger.ts';
-import type { HttpSettings } from '../config.ts';
 import { AccessLog } from './access-log.ts';
 import { answerClientError, type RawAnswers } from './malformed-http.ts';
 
@@ -14,10 +13,10 @@ import { answerClientError, type RawAnswers } from './malformed-http.ts';
  * `listener` around Fastify's own (`early-refusal.ts`).
  */
 export function serverOptions(
-  settings: Pick<
-    HttpSettings,
-    'bodyLimitBytes' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'
-  >,
+  settings: Pick<HttpLimits, 'headersTimeoutMs' | 'keepAliveTimeoutMs'> & {
+    bodyLimitBytes: number;
+    requestTimeoutMs: number;
+  },
   logger: Logger,
   rawAnswers: RawAnswers,
   listener: (fastify: RequestListener) => RequestListener,

@@ -7,7 +7,7 @@ import type { Reply } from '#shared/contracts/reply.ts';
 import type { Logger } from '#shared/logger.ts';
 import { traceHeaders } from '#shared/tracing/spans.ts';
 import type { WriterMetrics } from '../observability/metrics.ts';
-import type { OutgoingSender } from '../kafka/outgoing-sender.ts';
+import type { OutgoingSender } from './outgoing.ts';
 import {
   messagesOf,
   planAnswers,

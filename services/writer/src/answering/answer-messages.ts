@@ -3,7 +3,7 @@ import type { ErrorBody } from '#shared/contracts/errors.ts';
 import { HEADERS } from '#shared/contracts/kafka.ts';
 import { encodeReply, type Reply } from '#shared/contracts/reply.ts';
 import { firstHeader } from '#shared/kafka/messages.ts';
-import type { Outgoing } from '../kafka/outgoing.ts';
+import type { Outgoing } from './outgoing.ts';
 import type { GivenUpReason } from './reply-route.ts';
 
 /**

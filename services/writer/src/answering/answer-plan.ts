@@ -2,7 +2,7 @@ import type { IHeaders, KafkaMessage } from 'kafkajs';
 import type { Topics } from '#shared/contracts/kafka.ts';
 import type { Checked } from '#shared/contracts/new-plant.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
-import type { Outgoing, Refusals } from '../kafka/outgoing.ts';
+import type { Outgoing, Refusals } from './outgoing.ts';
 import { givenUpReplyCopy, invalidCommandCopy, replyMessage } from './answer-messages.ts';
 import { replyRoute, type GivenUpReason } from './reply-route.ts';
 

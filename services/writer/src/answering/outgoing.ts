@@ -15,3 +15,15 @@ export interface Outgoing {
 
 /** The replies Kafka refused after its bounded retry, and why. */
 export type Refusals = ReadonlyMap<Outgoing, Error>;
+
+/** Where a batch's answers go out: Kafka, through the writer's producers (kafka/outgoing-sender.ts). */
+export interface OutgoingSender {
+  /**
+   * Sends every message (acks=all); the batches of several partitions in flight at once share
+   * one request. Resolves with the replies Kafka refused one by one after its bounded retry (a
+   * topic or partition that does not exist, a record too large, authorization refused); rejects
+   * when anything else failed, which leaves the batch to be sent again.
+   */
+  send(outgoing: readonly Outgoing[]): Promise<Refusals>;
+  disconnect(): Promise<void>;
+}

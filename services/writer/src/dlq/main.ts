@@ -3,14 +3,8 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import Type from 'typebox';
-import {
-  configOrExit,
-  exitOnConfigError,
-  failOn,
-  readConfig,
-  sharedSettings,
-  topicsOf,
-} from '#shared/config.ts';
+import { configOrExit, exitOnConfigError, failOn, readConfig } from '#shared/config.ts';
+import { sharedSettings, topicsOf } from '#shared/service-settings.ts';
 import { checkKafkaAccess } from '#shared/kafka/access.ts';
 import { kafkaClient } from '#shared/kafka/client.ts';
 import { kafkaConnectionOf } from '#shared/kafka/connection.ts';

@@ -9,18 +9,7 @@ import { coalescer } from '#shared/batching/coalescer.ts';
 import { idempotentProducer } from '#shared/kafka/idempotent-producer.ts';
 import { groupByTopic } from '#shared/kafka/messages.ts';
 import type { Logger } from '#shared/logger.ts';
-import type { Outgoing, Refusals } from './outgoing.ts';
-
-export interface OutgoingSender {
-  /**
-   * Sends every message (acks=all); the batches of several partitions in flight at once share
-   * one request. Resolves with the replies Kafka refused one by one after its bounded retry (a
-   * topic or partition that does not exist, a record too large, authorization refused); rejects
-   * when anything else failed, which leaves the batch to be sent again.
-   */
-  send(outgoing: readonly Outgoing[]): Promise<Refusals>;
-  disconnect(): Promise<void>;
-}
+import type { Outgoing, OutgoingSender, Refusals } from '../answering/outgoing.ts';
 
 /**
  * About 1.5 s of attempts (100, 200, 400, 500, 500 ms apart) before kafkajs gives a send up. Its

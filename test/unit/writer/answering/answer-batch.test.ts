@@ -1,7 +1,7 @@
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
 import { answerBatch } from '#writer/answering/answer-batch.ts';
-import type { Outgoing } from '#writer/kafka/outgoing.ts';
+import type { Outgoing } from '#writer/answering/outgoing.ts';
 import type { KnownOutcomes } from '#writer/store/create-plants.ts';
 import type { Reply } from '#shared/contracts/reply.ts';
 import { quietAnswering } from '#test/support/clients/answering.ts';

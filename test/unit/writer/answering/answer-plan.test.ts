@@ -10,7 +10,7 @@ import {
   type Answer,
   type DecodedCommand,
 } from '#writer/answering/answer-plan.ts';
-import type { Outgoing } from '#writer/kafka/outgoing.ts';
+import type { Outgoing } from '#writer/answering/outgoing.ts';
 import { hostileCorpus, type HostileContext } from '#test/fixtures/hostile-commands.ts';
 
 const TOPICS = {
