@@ -103,7 +103,8 @@ async function runStore({ dir, secure, brokers }: StartOptions): Promise<void> {
 
   try {
     const writerConnection = kafkaConnectionFromEnv(writerEnv);
-    await waitUntilReady(writer, () => groupIsStable(writerConnection, WRITER_GROUP), 60_000);
+    const group = process.env.KAFKA_WRITER_GROUP ?? WRITER_GROUP;
+    await waitUntilReady(writer, () => groupIsStable(writerConnection, group), 60_000);
     await waitUntilReady(gateway, () => httpIsReady(`http://127.0.0.1:${port}`), 60_000);
   } catch (error) {
     await stopAll();

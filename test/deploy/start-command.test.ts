@@ -51,6 +51,45 @@ describe('npm start', () => {
   });
 });
 
+describe('npm start with a writer group of its own', () => {
+  it('When KAFKA_WRITER_GROUP names another group, then it is ready once the writer joins that group, and a create is answered 200', async () => {
+    const port = await freePort();
+    const group = `start-writers-${String(port)}`;
+    const child = spawn(
+      process.execPath,
+      [join(projectRoot, 'deploy', 'local', 'start.ts'), '--dir', await temporaryDirectory()],
+      {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          KAFKA_BROKERS: inject('kafkaBrokers'),
+          MONGODB_URI: inject('mongoUri'),
+          AUTH_TOKENS: 'group-token',
+          MONGODB_DATABASE: `test-start-${String(port)}`,
+          KAFKA_WRITER_GROUP: group,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+    });
+    const { printed, exited } = watchOutput(child, 'npm start');
+    await printed('Ctrl-C stops everything.');
+
+    const response = await fetch(`http://127.0.0.1:${String(port)}/plants`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer group-token', 'content-type': 'application/json' },
+      body: '{"id": 2, "name": "Calathea"}',
+    });
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'Calathea' });
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('npm start when its servers’ ports are taken', () => {
   it('When 127.0.0.1:9092 is in use, then it exits at once, naming the port and how to use the running servers', async () => {
     const holder = createServer().listen(9092, '127.0.0.1');
