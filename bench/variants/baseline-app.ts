@@ -4,10 +4,9 @@ import { TOPICS } from '#shared/contracts/kafka.ts';
 import { connectionCap } from '#shared/http/limits.ts';
 import type { Logger } from '#shared/logger.ts';
 import { createAdmission } from '#gateway/admission/concurrency-limit.ts';
-import { gatewayApp, gatewayServer, type GatewayApp } from '#gateway/app.ts';
+import { gatewayServer, type GatewayApp } from '#gateway/app.ts';
 import { ADMISSION_DEFAULTS, HTTP_DEFAULTS, type HttpSettings } from '#gateway/config.ts';
 import { admitted, type CreatePlant } from '#gateway/create-plant.ts';
-import type { RawAnswers } from '#gateway/http/malformed-http.ts';
 import { gatewayMetrics } from '#gateway/observability/metrics.ts';
 
 /** The shipped gateway's HTTP settings at their defaults, on the default topics. */
@@ -70,20 +69,12 @@ export async function baselineApp(options: {
       maxEventLoopDelayMs: HTTP_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
     },
   );
-  const rawAnswers: RawAnswers = new WeakMap();
-  const app = gatewayServer(settings, {
+  return gatewayServer(settings, {
     logger: options.logger,
     metrics,
     admission: admission ?? { hasRoom: () => true, limit: Infinity },
-    rawAnswers,
-  });
-  await app.register(gatewayApp, {
-    settings,
-    metrics,
-    rawAnswers,
     creates: createsWith(
       admission === undefined ? options.createPlant : admitted(admission, options.createPlant),
     ),
   });
-  return app;
 }

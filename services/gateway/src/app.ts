@@ -19,38 +19,12 @@ import { documentRoutes } from './routes/documents.ts';
 import { plantRoutes } from './routes/plants.ts';
 import { probeRoutes } from './routes/probes.ts';
 
-/** What the server answers with before Fastify sees a request, and what it counts it by. */
+/** What the gateway's server runs with, beside its settings. */
 export interface ServerDependencies {
   logger: Logger;
   metrics: GatewayMetrics;
   /** How many creates are admitted at once; beyond it they are refused from their headers. */
   admission: Admission;
-  /** The answers Node's parser gave to what it refused, for the metrics to count. */
-  rawAnswers: RawAnswers;
-}
-
-/**
- * The gateway's Fastify server, not listening, with nothing registered yet: its options (ids,
- * limits, timeouts, Node's own refusals in the Error shape) and a request listener that refuses
- * creates from their request line once admission has no room (`http/early-refusal.ts`).
- */
-export function gatewayServer(
-  settings: HttpSettings,
-  { logger, metrics, admission, rawAnswers }: ServerDependencies,
-) {
-  return Fastify(
-    serverOptions(settings, logger, rawAnswers, (fastify) =>
-      refuseCreatesEarly(fastify, admission, metrics),
-    ),
-  );
-}
-
-export type GatewayApp = ReturnType<typeof gatewayServer>;
-
-export interface GatewayAppOptions {
-  settings: HttpSettings;
-  metrics: GatewayMetrics;
-  rawAnswers: RawAnswers;
   /**
    * Decorates the app with the use case behind POST /plants and with what keeps it from being
    * ready (`plugins/creates.ts`).
@@ -58,14 +32,21 @@ export interface GatewayAppOptions {
   creates: FastifyPluginAsync | FastifyPluginCallback;
 }
 
+interface GatewayAppOptions {
+  settings: HttpSettings;
+  metrics: GatewayMetrics;
+  /** The answers Node's parser gave to what it refused, for the metrics to count. */
+  rawAnswers: RawAnswers;
+  creates: ServerDependencies['creates'];
+}
+
 /**
- * The gateway's HTTP layer as one Fastify plugin, for the server `gatewayServer` makes: the order
- * of the plugins is the order of their hooks. Each plugin and route gets the settings whole and
- * reads what its options type picks of them; what one provides to the others (the metrics,
- * `authenticate`, `createPlant`, readiness, the stop) it decorates the app with, which this
- * plugin, not encapsulated, leaves on the server.
+ * The gateway's HTTP layer as one Fastify plugin: the order of the plugins is the order of their
+ * hooks. Each plugin and route gets the settings whole and reads what its options type picks of
+ * them; what one provides to the others (the metrics, `authenticate`, `createPlant`, readiness,
+ * the stop) it decorates the app with, which this plugin, not encapsulated, leaves on the server.
  */
-export const gatewayApp = fp<GatewayAppOptions>(
+const gatewayApp = fp<GatewayAppOptions>(
   async (app, { settings, metrics, rawAnswers, creates }) => {
     await app.register(tracing);
     await app.register(httpMetrics, { metrics, rawAnswers });
@@ -83,3 +64,25 @@ export const gatewayApp = fp<GatewayAppOptions>(
   },
   { name: 'gateway-app' },
 );
+
+/**
+ * The gateway's Fastify server, not listening, with the app on it: its options (ids, limits,
+ * timeouts, Node's own refusals in the Error shape), a request listener that refuses creates
+ * from their request line once admission has no room (`http/early-refusal.ts`), then
+ * `gatewayApp`.
+ */
+export async function gatewayServer(
+  settings: HttpSettings,
+  { logger, metrics, admission, creates }: ServerDependencies,
+) {
+  const rawAnswers: RawAnswers = new WeakMap();
+  const server = Fastify(
+    serverOptions(settings, logger, rawAnswers, (fastify) =>
+      refuseCreatesEarly(fastify, admission, metrics),
+    ),
+  );
+  await server.register(gatewayApp, { settings, metrics, rawAnswers, creates });
+  return server;
+}
+
+export type GatewayApp = Awaited<ReturnType<typeof gatewayServer>>;

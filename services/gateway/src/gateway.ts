@@ -3,9 +3,8 @@ import { ensureTopics } from '#shared/kafka/ensure-topics.ts';
 import type { Logger } from '#shared/logger.ts';
 import { STARTUP_TIMEOUT_MS, startUpWithin, type StartUp } from '#shared/start-up.ts';
 import { createAdmission } from './admission/concurrency-limit.ts';
-import { gatewayApp, gatewayServer, type GatewayApp } from './app.ts';
+import { gatewayServer, type GatewayApp } from './app.ts';
 import type { GatewaySettings } from './config.ts';
-import type { RawAnswers } from './http/malformed-http.ts';
 import { replyWaiter } from './kafka/reply-waiter.ts';
 import { gatewayMetrics } from './observability/metrics.ts';
 import { kafkaCreates } from './plugins/creates.ts';
@@ -53,12 +52,10 @@ export async function startGateway(
     },
     settings,
   );
-  const rawAnswers: RawAnswers = new WeakMap();
-  const app = gatewayServer(settings, { logger, metrics, admission, rawAnswers });
-  await app.register(gatewayApp, {
-    settings,
+  const app = await gatewayServer(settings, {
+    logger,
     metrics,
-    rawAnswers,
+    admission,
     creates: kafkaCreates(settings, { kafka, waiter, admission }),
   });
   return { app, stop: () => app.drainAndClose() };
